@@ -1,0 +1,52 @@
+# pragmadp / pdcc. Two commands do everything on a fresh machine:
+#   make demo   set up, then run pdcc on the bundled SpMV sample (transform, report, nvcc; run it on a GPU)
+#   make test   set up, then run the test suite (GPU tests are skipped without a GPU)
+#
+# On a machine without network access whose Python already has the dependencies (the GPU box, with
+# wheels carried in .whl/): make test NO_VENV=1
+
+PYTHON ?= python3
+VENV ?= .venv
+BUILD ?= build
+ARCH ?= sm_90
+
+ifdef NO_VENV
+PY := $(PYTHON)
+PDCC := $(PYTHON) -m pragmadp
+SETUP :=
+else
+PY := $(VENV)/bin/python
+PDCC := $(VENV)/bin/pdcc
+SETUP := $(VENV)/.installed
+endif
+
+.PHONY: setup demo test test-gpu bench clean
+
+setup: $(SETUP)
+
+$(VENV)/.installed: setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --upgrade pip
+	$(VENV)/bin/python -m pip install -q -e '.[test]'
+	touch $@
+
+demo: $(SETUP)
+	mkdir -p $(BUILD)/demo
+	$(PDCC) -arch=$(ARCH) -O3 -I samples/common --emit $(BUILD)/demo --report $(BUILD)/demo/report.md \
+	    samples/spmv/spmv_dp.cu -o $(BUILD)/demo/spmv_pdcc
+	@echo "transformed source: $(BUILD)/demo/spmv_dp.cu   report: $(BUILD)/demo/report.md"
+	@if nvidia-smi -L >/dev/null 2>&1; then \
+	    $(BUILD)/demo/spmv_pdcc --size 200000; \
+	else echo "no GPU here: built $(BUILD)/demo/spmv_pdcc, not running it"; fi
+
+test: $(SETUP)
+	$(PY) -m pytest -q
+
+test-gpu: $(SETUP)
+	$(PY) -m pytest -q -m gpu
+
+bench: $(SETUP)
+	$(PY) bench/run.py --out $(BUILD)/bench
+
+clean:
+	rm -rf $(BUILD) .pytest_cache

@@ -1,0 +1,3 @@
+from pragmadp.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,70 @@
+"""Can a child kernel's threads run one after another in the parent thread? (seed 000 §III-C)
+
+Not when they cooperate: barriers, shared memory, warp-level intrinsics and cooperative groups all
+assume the threads of a block run together. Nor when the child launches itself, since serialising a
+recursive launch recurses on the parent's stack. Inline assembly is refused because pdcc cannot see
+what it does. Device functions the child calls in this file are checked too; functions defined
+elsewhere cannot be seen and are assumed not to cooperate.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pragmadp.cuda.frontend import Function, Node, Unit, launched_identifier, walk
+from pragmadp.report import rules
+from pragmadp.report.remarks import Rule
+
+_BARRIERS = re.compile(r"^(__syncthreads(_count|_and|_or)?|__syncwarp|__barrier_sync)$")
+_WARP = re.compile(r"^(__shfl\w*|__ballot\w*|__any_sync|__all_sync|__uni_sync|__activemask|__match_\w+|"
+                   r"__reduce_\w+_sync|__fns|__any|__all)$")
+_COOPERATIVE = re.compile(r"^(cooperative_groups|this_thread_block|this_grid|this_multi_grid|this_cluster|"
+                          r"tiled_partition|coalesced_threads|thread_block|grid_group|thread_block_tile)$")
+_ASM = {"gnu_asm_expression", "asm_statement"}
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """Why a child cannot run serially: the rule, a message and where (possibly in a callee)."""
+
+    rule: Rule
+    message: str
+    node: Node
+    function: str
+
+
+def obstacle(unit: Unit, child: Function) -> Obstacle | None:
+    """The first reason `child` cannot be serialised, or None when it can."""
+    return _search(unit, child, child, set())
+
+
+def _search(unit: Unit, child: Function, function: Function, visited: set[str]) -> Obstacle | None:
+    visited.add(function.name)
+    where = "" if function is child else f" (in '{function.name}', which it calls)"
+    for node in walk(function.body):
+        text = unit.text(node) if node.child_count == 0 or node.type in _ASM else ""
+        if node.type in _ASM or text in ("asm", "__asm__", "__asm"):
+            return Obstacle(rules.CHILD_ASM, f"child '{child.name}' contains inline assembly{where}", node, function.name)
+        if text == "__shared__":
+            return Obstacle(rules.CHILD_SHARED, f"child '{child.name}' uses __shared__ memory{where}", node, function.name)
+        if node.type not in ("identifier", "namespace_identifier", "type_identifier", "field_identifier"):
+            if node.type == "kernel_call_syntax" and launched_identifier(node.parent.child_by_field_name("function")).text.decode() == child.name:
+                return Obstacle(rules.CHILD_RECURSIVE, f"child '{child.name}' launches itself{where}", node.parent, function.name)
+            continue
+        if _BARRIERS.match(text):
+            return Obstacle(rules.CHILD_BARRIER, f"child '{child.name}' synchronises its threads with '{text}'{where}",
+                            node, function.name)
+        if _WARP.match(text):
+            return Obstacle(rules.CHILD_WARP, f"child '{child.name}' uses the warp intrinsic '{text}'{where}", node,
+                            function.name)
+        if _COOPERATIVE.match(text):
+            return Obstacle(rules.CHILD_COOPERATIVE, f"child '{child.name}' uses cooperative groups ('{text}'){where}",
+                            node, function.name)
+        if node.type == "identifier" and node.parent.type == "call_expression" and text not in visited:
+            for callee in unit.definitions(text):
+                if callee.runs_on_device and callee.body is not None:
+                    found = _search(unit, child, callee, visited)
+                    if found:
+                        return found
+    return None

@@ -1,0 +1,318 @@
+"""Finds kernels, device-side launches and `#pragma dp`/`#pragma meld` sites in a CUDA file.
+
+tree-sitter-cuda gives a concrete syntax tree with byte offsets for the whole file, host C++
+included, and keeps going past code it cannot parse (ERROR nodes). pdcc only needs the parts around
+each annotated site to be clean: a broken lambda elsewhere must not stop a clean launch from being
+rewritten, while a broken annotated launch must be reported, not guessed at.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass, field
+
+import tree_sitter
+import tree_sitter_cuda
+
+from pragmadp import directives
+from pragmadp.directives import Directive
+from pragmadp.report import rules
+from pragmadp.source import SourceFile, Span
+
+Node = tree_sitter.Node
+
+# Parents at which a declaration sits at namespace scope (where pdcc may add definitions).
+_SCOPE_TYPES = {"translation_unit", "declaration_list", "preproc_if", "preproc_ifdef", "preproc_else",
+                "preproc_elif", "preproc_elifdef"}
+
+
+@functools.cache
+def _parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
+
+
+@dataclass
+class Function:
+    """A function definition: a kernel (`__global__`), a device or a host function."""
+
+    name: str
+    node: Node                     # function_definition
+    outer: Node                    # the declaration at namespace scope (template_declaration, ...)
+    template_parameters: Node | None
+    qualifiers: frozenset[str]     # among __global__, __device__, __host__
+
+    @property
+    def is_kernel(self) -> bool:
+        return "__global__" in self.qualifiers
+
+    @property
+    def runs_on_device(self) -> bool:
+        return bool(self.qualifiers & {"__global__", "__device__"})
+
+    @property
+    def body(self) -> Node:
+        return self.node.child_by_field_name("body")
+
+    @property
+    def parameters(self) -> Node:
+        return _declarator(self.node).child_by_field_name("parameters")
+
+
+@dataclass
+class Launch:
+    """A kernel launch `k<<<grid, block[, smem[, stream]]>>>(args);`."""
+
+    statement: Node                # expression_statement
+    call: Node                     # call_expression
+    function: Node                 # the launched name, e.g. ns::child<float, 4>
+    config: list[Node]             # 2 to 4 configuration expressions
+    arguments: list[Node]
+    enclosing: Function | None     # None at file scope (cannot happen in valid code)
+
+    @property
+    def kernel_name(self) -> str:
+        return launched_identifier(self.function).text.decode()
+
+    @property
+    def on_device(self) -> bool:
+        return self.enclosing is not None and self.enclosing.runs_on_device
+
+
+@dataclass
+class Site:
+    """A `#pragma dp` (or `--auto`) bound to the launch it annotates."""
+
+    directive: Directive | None    # None for a site made by --auto without a pragma
+    pragma: Node | None
+    launch: Launch
+    name: str = ""                 # e.g. parent_0: the suffix of the site's macros
+
+
+@dataclass
+class Unit:
+    """One parsed CUDA file with everything the passes look up."""
+
+    source: SourceFile
+    tree: tree_sitter.Tree
+    functions: list[Function] = field(default_factory=list)
+    launches: list[Launch] = field(default_factory=list)
+    sites: list[Site] = field(default_factory=list)
+    pdcc_pragmas: list[Node] = field(default_factory=list)   # every dp/meld pragma node, bound or not
+    meld_sites: list[tuple[Directive, Node, Node]] = field(default_factory=list)
+
+    def definitions(self, name: str) -> list[Function]:
+        return [f for f in self.functions if f.name == name]
+
+    def text(self, node: Node) -> str:
+        return self.source.data[node.start_byte:node.end_byte].decode("utf-8")
+
+    def span(self, node: Node) -> Span:
+        return Span(node.start_byte, node.end_byte)
+
+
+def parse(source: SourceFile) -> Unit:
+    """Parses a file and binds each pdcc pragma to its statement (raising PdccError on misuse)."""
+    tree = _parser().parse(source.data)
+    unit = Unit(source, tree)
+    for node in _walk(tree.root_node):
+        if node.type == "function_definition":
+            unit.functions.append(_function(unit, node))
+        elif node.type == "call_expression" and _kernel_call_syntax(node) is not None:
+            launch = _launch(unit, node)
+            if launch is not None:
+                unit.launches.append(launch)
+    for node in _walk(tree.root_node):
+        if node.type == "preproc_call" and _is_pdcc_pragma(unit, node):
+            unit.pdcc_pragmas.append(node)
+            _bind(unit, node)
+    return unit
+
+
+def _walk(node: Node):
+    cursor = node.walk()
+    visited_children = False
+    while True:
+        if not visited_children:
+            yield cursor.node
+            if cursor.goto_first_child():
+                continue
+        if cursor.goto_next_sibling():
+            visited_children = False
+        elif cursor.goto_parent():
+            visited_children = True
+        else:
+            return
+
+
+def walk(node: Node):
+    """Every node below (and including) `node`, in source order."""
+    return _walk(node)
+
+
+def _declarator(function_node: Node) -> Node:
+    node = function_node.child_by_field_name("declarator")
+    while node is not None and node.type != "function_declarator":
+        node = node.child_by_field_name("declarator")
+    return node
+
+
+def _function(unit: Unit, node: Node) -> Function:
+    declarator = _declarator(node)
+    name_node = declarator.child_by_field_name("declarator") if declarator else None
+    name = unit.text(name_node).split("::")[-1] if name_node else ""
+    qualifiers = frozenset(unit.text(child) for child in node.children
+                           if unit.text(child) in ("__global__", "__device__", "__host__"))
+    outer = node
+    template_parameters = None
+    while outer.parent is not None and outer.parent.type not in _SCOPE_TYPES:
+        if outer.parent.type == "template_declaration" and template_parameters is None:
+            template_parameters = outer.parent.child_by_field_name("parameters")
+        outer = outer.parent
+    return Function(name, node, outer, template_parameters, qualifiers)
+
+
+def _kernel_call_syntax(call: Node) -> Node | None:
+    return next((child for child in call.children if child.type == "kernel_call_syntax"), None)
+
+
+def launched_identifier(function: Node) -> Node:
+    """The plain name inside a launched expression: `child` in `ns::child<float, 4>`."""
+    node = function
+    while node.type in ("qualified_identifier", "template_function"):
+        node = node.child_by_field_name("name")
+    return node
+
+
+def enclosing_function(unit: Unit, node: Node) -> Function | None:
+    parent = node.parent
+    while parent is not None and parent.type != "function_definition":
+        parent = parent.parent
+    if parent is None:
+        return None
+    return next((f for f in unit.functions if f.node == parent), None) or _function(unit, parent)
+
+
+def _launch(unit: Unit, call: Node) -> Launch | None:
+    statement = call.parent
+    if statement is None or statement.type != "expression_statement":
+        return None
+    syntax = _kernel_call_syntax(call)
+    config = [child for child in syntax.named_children if child.type != "comment"]
+    arguments_node = call.child_by_field_name("arguments")
+    arguments = [a for a in arguments_node.named_children if a.type != "comment"] if arguments_node else []
+    return Launch(statement, call, call.child_by_field_name("function"), config, arguments,
+                  enclosing_function(unit, call))
+
+
+def _is_pdcc_pragma(unit: Unit, node: Node) -> bool:
+    directive = node.child_by_field_name("directive")
+    argument = node.child_by_field_name("argument")
+    return (directive is not None and unit.text(directive) == "#pragma" and argument is not None
+            and directives.pragma_family(unit.text(argument)) is not None)
+
+
+def pragma_span(node: Node) -> Span:
+    """The pragma's bytes without its trailing newline."""
+    end = node.end_byte
+    return Span(node.start_byte, end - 1 if node.text.endswith(b"\n") else end)
+
+
+def _next_statement(node: Node) -> Node | None:
+    sibling = node.next_named_sibling
+    while sibling is not None and sibling.type == "comment":
+        sibling = sibling.next_named_sibling
+    return sibling
+
+
+def _bind(unit: Unit, pragma: Node) -> None:
+    argument = pragma.child_by_field_name("argument")
+    directive = directives.parse_directive(unit.source, pragma_span(pragma), unit.span(argument))
+    statement = _next_statement(pragma)
+    if directive.family == "meld":
+        if statement is None or statement.type != "if_statement":
+            raise unit.source.error(rules.NOT_AN_IF, "'#pragma meld' must be followed by an if/else statement",
+                                    unit.span(statement) if statement is not None else pragma_span(pragma))
+        unit.meld_sites.append((directive, pragma, statement))
+        return
+    launch = next((l for l in unit.launches if l.statement == statement), None)
+    if launch is None:
+        where = unit.span(statement) if statement is not None else pragma_span(pragma)
+        broken = statement is not None and statement.has_error
+        if broken:
+            raise unit.source.error(rules.UNPARSABLE_REGION,
+                                    "cannot parse the statement annotated by '#pragma dp'; the file is left untouched",
+                                    _first_error(unit, statement))
+        raise unit.source.error(rules.NOT_A_LAUNCH, "'#pragma dp' must be followed by a kernel launch statement "
+                                "'kernel<<<grid, block>>>(args);'", where)
+    if launch.statement.has_error:
+        raise unit.source.error(rules.UNPARSABLE_REGION,
+                                "cannot parse the launch annotated by '#pragma dp'; the file is left untouched",
+                                _first_error(unit, launch.statement))
+    if not launch.on_device:
+        where = launch.enclosing.name if launch.enclosing else "file scope"
+        raise unit.source.error(rules.HOST_LAUNCH,
+                                f"'#pragma dp' annotates a launch in host code ('{where}'); pdcc rewrites launches "
+                                "made from __global__ or __device__ functions", unit.span(launch.call),
+                                "remove the pragma, or move the launch into a kernel")
+    if "__host__" in launch.enclosing.qualifiers:
+        raise unit.source.error(rules.HOST_LAUNCH,
+                                f"'#pragma dp' annotates a launch in __host__ __device__ function "
+                                f"'{launch.enclosing.name}', which also runs on the host", unit.span(launch.call),
+                                "move the launch into a __global__ or __device__ function")
+    unit.sites.append(Site(directive, pragma, launch))
+
+
+def _first_error(unit: Unit, node: Node) -> Span:
+    for child in _walk(node):
+        if child.is_error or child.is_missing:
+            return unit.span(child) if child.end_byte > child.start_byte else Span(child.start_byte, child.start_byte + 1)
+    return unit.span(node)
+
+
+def name_sites(unit: Unit) -> None:
+    """Gives each site its macro suffix `<function>_<index>`, unique in the file and stable across runs."""
+    counts: dict[str, int] = {}
+    taken: set[str] = set()
+    for site in sorted(unit.sites, key=lambda s: s.launch.statement.start_byte):
+        base = site.launch.enclosing.name or "site"
+        index = counts.get(base, 0)
+        name = f"{base}_{index}"
+        while name in taken:
+            index += 1
+            name = f"{base}_{index}"
+        counts[base] = index + 1
+        taken.add(name)
+        site.name = name
+
+
+GENERATED_MARK = "// pdcc: generated"
+
+
+def is_generated(launch: Launch) -> bool:
+    """pdcc marks the launches it writes, so `--auto` on its own output changes nothing."""
+    comment = launch.statement.next_sibling
+    return (comment is not None and comment.type == "comment" and comment.text.decode().startswith(GENERATED_MARK)
+            and comment.start_point.row == launch.statement.end_point.row)
+
+
+def add_auto_sites(unit: Unit, clauses: str) -> None:
+    """`--auto`: every device-side launch without a pragma becomes a site with `clauses`.
+
+    Launches under `#pragma dp off`, pdcc's own launches and launches in host code are left alone.
+    """
+    command_line = SourceFile("<--auto>", f"dp {clauses}".encode())
+    template = directives.parse_directive(command_line, Span(0, len(command_line.data)),
+                                          Span(0, len(command_line.data)))
+    annotated = {site.launch.statement for site in unit.sites}
+    opted_out = {_next_statement(pragma) for pragma in unit.pdcc_pragmas
+                 if directives.pragma_family(unit.text(pragma.child_by_field_name("argument"))) == "dp"
+                 and unit.text(pragma.child_by_field_name("argument")).split()[1:2] == ["off"]}
+    for launch in unit.launches:
+        if (not launch.on_device or "__host__" in launch.enclosing.qualifiers or launch.statement in annotated
+                or launch.statement in opted_out or is_generated(launch) or launch.statement.has_error):
+            continue
+        here = Span(launch.call.start_byte, launch.call.end_byte)
+        relocated = tuple(dataclasses.replace(clause, span=here) for clause in template.clauses)
+        unit.sites.append(Site(dataclasses.replace(template, span=here, clauses=relocated), None, launch))
+    unit.sites.sort(key=lambda site: site.launch.statement.start_byte)

@@ -1,0 +1,296 @@
+"""The pragma language: Lark parse tree -> typed directive objects with source spans.
+
+The grammar (grammar/pragma.lark) decides what is well-formed; this module decides what is
+meaningful (value kinds and ranges, duplicates, conflicts) and turns every problem into a
+compiler-style error at the exact bytes of the offending text.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import lark
+
+from pragmadp.report import rules
+from pragmadp.source import SourceFile, Span
+
+GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammar" / "pragma.lark"
+
+DP_CLAUSES = ("threshold", "coarsen", "consldt", "agg_threshold", "buffer", "work", "threads", "blocks")
+MELD_CLAUSES = ("threshold",)
+GRANULARITIES = ("warp", "block", "multiblock", "grid")
+BUFFER_KINDS = ("pool", "default", "malloc")
+
+
+@functools.cache
+def _parser() -> lark.Lark:
+    return lark.Lark(GRAMMAR_PATH.read_text(), parser="lalr", propagate_positions=True)
+
+
+@dataclass(frozen=True)
+class Value:
+    """A clause value: an integer or decimal literal, or a macro name the user defines."""
+
+    text: str
+    span: Span
+
+    @property
+    def is_macro(self) -> bool:
+        return self.text[0].isalpha() or self.text[0] == "_"
+
+    def number(self) -> float | int | None:
+        if self.is_macro:
+            return None
+        text = self.text.rstrip("uUlLfF") if not self.text.lower().startswith(("0x", "-0x", "+0x")) else self.text.rstrip("uUlL")
+        try:
+            return int(text, 0)
+        except ValueError:
+            return float(text)
+
+
+@dataclass(frozen=True)
+class Clause:
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Threshold(Clause):
+    value: Value
+
+
+@dataclass(frozen=True)
+class Coarsen(Clause):
+    value: Value
+
+
+@dataclass(frozen=True)
+class Consolidate(Clause):
+    granularity: str              # warp | block | multiblock | grid
+    blocks_per_group: Value | None  # K of multiblock(K)
+
+
+@dataclass(frozen=True)
+class AggThreshold(Clause):
+    value: Value
+
+
+@dataclass(frozen=True)
+class Buffer(Clause):
+    kind: str                     # pool | malloc (`default` is accepted as pool)
+    capacity: Value | None
+
+
+@dataclass(frozen=True)
+class Work(Clause):
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Threads(Clause):
+    expression: str
+
+
+@dataclass(frozen=True)
+class Blocks(Clause):
+    expression: str
+
+
+@dataclass(frozen=True)
+class MeldThreshold(Clause):
+    value: Value
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One `#pragma dp` or `#pragma meld`; `span` covers the whole `#pragma` line(s)."""
+
+    family: str                   # "dp" | "meld"
+    span: Span
+    off: bool
+    clauses: tuple[Clause, ...]
+
+    def clause(self, kind: type[Clause]) -> Clause | None:
+        return next((c for c in self.clauses if isinstance(c, kind)), None)
+
+    @property
+    def text(self) -> str:
+        return " ".join(c.name for c in self.clauses) or ("off" if self.off else "")
+
+
+def pragma_family(pragma_text: str) -> str | None:
+    """'dp' or 'meld' when the text after `#pragma` belongs to pdcc, else None (e.g. `unroll`)."""
+    match = re.match(r"\s*(dp|meld)\b", pragma_text)
+    return match.group(1) if match else None
+
+
+def parse_directive(source: SourceFile, pragma_span: Span, text_span: Span) -> Directive:
+    """Parses the text of one pragma (bytes `text_span`, after `#pragma`) into a checked Directive."""
+    text = source.text(text_span)
+
+    def span_of(start: int, end: int) -> Span:  # character offsets in `text` -> file bytes
+        return Span(text_span.start + len(text[:start].encode()), text_span.start + len(text[:end].encode()))
+
+    try:
+        tree = _parser().parse(text)
+    except lark.exceptions.UnexpectedInput as exc:
+        raise _syntax_error(source, text, exc, span_of) from None
+    pragma = tree.children[0]
+    family = "dp" if pragma.data == "dp_pragma" else "meld"
+    off = any(isinstance(child, lark.Token) and child.type == "OFF" for child in pragma.children)
+    builder = _ClauseBuilder(source, family, span_of)
+    clauses = tuple(builder.build(child) for child in pragma.children if isinstance(child, lark.Tree))
+    directive = Directive(family, pragma_span, off, clauses)
+    _check_combination(source, directive)
+    return directive
+
+
+def _syntax_error(source: SourceFile, text: str, exc: lark.exceptions.UnexpectedInput, span_of):
+    pos = getattr(exc, "pos_in_stream", None)
+    if pos is None or pos < 0:
+        pos = len(text)
+    token = getattr(exc, "token", None)
+    if token is not None and token.type == "$END":
+        pos = len(text.rstrip())
+        found = "end of pragma"
+    elif token is not None:
+        found = f"'{token}'"
+    else:
+        found = f"'{text[pos]}'" if pos < len(text) else "end of pragma"
+    expected = sorted(_describe(name) for name in (getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ()))
+    message = "pragma ends too early" if found == "end of pragma" else f"unexpected {found} in pragma"
+    if expected:
+        message += "; expected " + ", ".join(dict.fromkeys(expected))
+    length = len(str(token)) if token is not None and token.type != "$END" else 1
+    return source.error(rules.PRAGMA_SYNTAX, message, span_of(pos, pos + max(1, length)))
+
+
+_TERMINAL_WORDS = {"LPAR": "'('", "RPAR": "')'", "COMMA": "','", "NAME": "a name", "SIGNED_NUMBER": "a number",
+                   "OPERATOR": "an operator", "OFF": "'off'", "$END": "end of pragma"}
+
+
+def _describe(terminal: str) -> str:
+    return _TERMINAL_WORDS.get(terminal, f"'{terminal.lower()}'")
+
+
+class _ClauseBuilder:
+    """Turns each clause subtree into its typed Clause, checking values as it goes."""
+
+    def __init__(self, source: SourceFile, family: str, span_of):
+        self.source = source
+        self.family = family
+        self.span_of = span_of
+        self.seen: dict[str, Span] = {}
+
+    def span(self, node) -> Span:
+        if isinstance(node, lark.Token):
+            return self.span_of(node.start_pos, node.end_pos)
+        return self.span_of(node.meta.start_pos, node.meta.end_pos)
+
+    def error(self, rule, message: str, node, hint: str = ""):
+        return self.source.error(rule, message, self.span(node), hint)
+
+    def build(self, node: lark.Tree) -> Clause:
+        name = "threshold" if node.data == "meld_threshold" else str(node.data)
+        if name == "unknown_clause":
+            raise self._unknown(node)
+        span = self.span(node)
+        if name in self.seen:
+            first = self.source.location(self.seen[name].start)
+            raise self.source.error(rules.DUPLICATE_CLAUSE, f"duplicate clause '{name}'", span,
+                                    f"first given at column {first.column}; remove one")
+        self.seen[name] = span
+        args = node.children
+        if name == "threshold":
+            kind = MeldThreshold if self.family == "meld" else Threshold
+            check = self._fraction if self.family == "meld" else functools.partial(self._integer, minimum=0)
+            return kind(name, span, check(args[0], name))
+        if name == "coarsen":
+            return Coarsen(name, span, self._integer(args[0], name, minimum=1))
+        if name == "agg_threshold":
+            return AggThreshold(name, span, self._integer(args[0], name, minimum=1))
+        if name == "consldt":
+            return self._consolidate(span, args[0])
+        if name == "buffer":
+            return self._buffer(span, args)
+        if name == "work":
+            return Work(name, span, tuple(str(token) for token in args))
+        expression = self.source.text(self.span(args[0]))
+        return (Threads if name == "threads" else Blocks)(name, span, expression)
+
+    def _unknown(self, node: lark.Tree) -> Exception:
+        token = node.children[0]
+        known = DP_CLAUSES if self.family == "dp" else MELD_CLAUSES
+        close = difflib.get_close_matches(str(token), known, n=1, cutoff=0.6)
+        message = f"unknown clause '{token}' in '#pragma {self.family}'"
+        if close:
+            message += f"; did you mean '{close[0]}'?"
+        return self.error(rules.UNKNOWN_CLAUSE, message, token, "known clauses: " + ", ".join(known))
+
+    def _value(self, node: lark.Tree) -> Value:
+        token = node.children[0]
+        return Value(str(token), self.span(token))
+
+    def _integer(self, node: lark.Tree, clause: str, minimum: int) -> Value:
+        value = self._value(node)
+        number = value.number()
+        if value.is_macro or (isinstance(number, int) and number >= minimum):
+            return value
+        want = "a non-negative integer" if minimum == 0 else f"an integer >= {minimum}"
+        raise self.error(rules.BAD_VALUE, f"'{clause}' takes {want} or a macro name, not '{value.text}'", node)
+
+    def _fraction(self, node: lark.Tree, clause: str) -> Value:
+        value = self._value(node)
+        number = value.number()
+        if value.is_macro or (number is not None and 0 <= number <= 1):
+            return value
+        raise self.error(rules.BAD_VALUE, f"'meld {clause}' takes a profitability between 0 and 1, not '{value.text}'", node)
+
+    def _consolidate(self, span: Span, node: lark.Tree) -> Consolidate:
+        name_token, argument = node.children
+        granularity = str(name_token)
+        if granularity not in GRANULARITIES:
+            close = difflib.get_close_matches(granularity, GRANULARITIES, n=1, cutoff=0.5)
+            hint = f"did you mean '{close[0]}'?" if close else "use warp, block, multiblock(K) or grid"
+            raise self.error(rules.BAD_VALUE, f"unknown granularity '{granularity}' in 'consldt'", name_token, hint)
+        if granularity == "multiblock":
+            if argument is None:
+                raise self.error(rules.BAD_VALUE, "'multiblock' needs the number of blocks per group, e.g. multiblock(8)",
+                                 name_token)
+            return Consolidate("consldt", span, granularity, self._integer(argument, "multiblock", minimum=1))
+        if argument is not None:
+            raise self.error(rules.BAD_VALUE, f"granularity '{granularity}' takes no argument", argument)
+        return Consolidate("consldt", span, granularity, None)
+
+    def _buffer(self, span: Span, args: list) -> Buffer:
+        kind_token, capacity = args
+        kind = str(kind_token)
+        if kind not in BUFFER_KINDS:
+            close = difflib.get_close_matches(kind, BUFFER_KINDS, n=1, cutoff=0.5)
+            hint = f"did you mean '{close[0]}'?" if close else "use pool (or default) or malloc"
+            raise self.error(rules.BAD_VALUE, f"unknown buffer kind '{kind}'", kind_token, hint)
+        value = self._integer(capacity, "buffer", minimum=1) if capacity is not None else None
+        return Buffer("buffer", span, "pool" if kind == "default" else kind, value)
+
+
+def _check_combination(source: SourceFile, directive: Directive) -> None:
+    """Clauses that are each fine but make no sense together."""
+    if directive.off and directive.clauses:
+        raise source.error(rules.CONFLICTING_CLAUSES, "'off' cannot be combined with other clauses",
+                           directive.clauses[0].span)
+    consolidate = directive.clause(Consolidate)
+    needs_consolidation = [c for c in directive.clauses if isinstance(c, (AggThreshold, Buffer, Work, Threads, Blocks))]
+    if needs_consolidation and consolidate is None:
+        clause = needs_consolidation[0]
+        raise source.error(rules.CONFLICTING_CLAUSES, f"'{clause.name}' needs a 'consldt(...)' clause in the same pragma",
+                           clause.span)
+    aggregate_threshold = directive.clause(AggThreshold)
+    if aggregate_threshold and consolidate.granularity not in ("warp", "block"):
+        raise source.error(rules.CONFLICTING_CLAUSES,
+                           f"'agg_threshold' applies to warp and block groups only, not '{consolidate.granularity}'",
+                           aggregate_threshold.span,
+                           "a multiblock or grid group cannot count its parents before it launches")

@@ -1,0 +1,58 @@
+"""The catalogue of stable rule ids. Errors are PDCC1xx-3xx, remarks PDCC5xx and up.
+
+Ids never change meaning once released; add new ones at the end of their range.
+"""
+
+from __future__ import annotations
+
+from pragmadp.report.remarks import Rule
+
+# --- errors in the pragma language (PDCC1xx) -------------------------------------------------
+PRAGMA_SYNTAX = Rule("PDCC100", "pragma-syntax", "The pragma text does not follow the pragma grammar.")
+UNKNOWN_CLAUSE = Rule("PDCC101", "unknown-clause", "The pragma names a clause that does not exist.")
+BAD_VALUE = Rule("PDCC102", "bad-clause-value", "A clause has a value of the wrong kind or range.")
+DUPLICATE_CLAUSE = Rule("PDCC103", "duplicate-clause", "A clause appears twice in one pragma.")
+CONFLICTING_CLAUSES = Rule("PDCC104", "conflicting-clauses", "Clauses that cannot be used together.")
+
+# --- errors binding pragmas to code (PDCC2xx) ------------------------------------------------
+NOT_A_LAUNCH = Rule("PDCC201", "pragma-not-before-launch",
+                    "A '#pragma dp' is not followed by a device-side kernel launch statement.")
+HOST_LAUNCH = Rule("PDCC202", "pragma-on-host-launch",
+                   "A '#pragma dp' annotates a launch in host code; only device-side launches are rewritten.")
+UNPARSABLE_REGION = Rule("PDCC203", "unparsable-region",
+                         "The annotated code could not be parsed, so it cannot be rewritten safely.")
+NOT_AN_IF = Rule("PDCC204", "pragma-not-before-if", "A '#pragma meld' is not followed by an if/else statement.")
+
+# --- errors with inputs and the toolchain (PDCC3xx) ------------------------------------------
+UNREADABLE_INPUT = Rule("PDCC301", "unreadable-input", "An input file cannot be read or is not text.")
+NVCC_NOT_FOUND = Rule("PDCC302", "nvcc-not-found", "The nvcc compiler could not be found.")
+BAD_COMMAND_LINE = Rule("PDCC303", "bad-command-line", "A pdcc option is malformed.")
+OUTPUT_FAILED = Rule("PDCC304", "output-failed", "A file pdcc writes (emitted source, report) could not be written.")
+
+# --- threshold pass (PDCC5xx) ----------------------------------------------------------------
+THRESHOLD_APPLIED = Rule("PDCC500", "threshold-applied",
+                         "Launch guarded by a thread-count threshold with a serial fallback in the parent thread.")
+THREAD_COUNT = Rule("PDCC501", "thread-count",
+                    "How the number of child threads was derived from the launch configuration.")
+CHILD_BARRIER = Rule("PDCC510", "child-uses-barrier", "The child synchronises its threads; it cannot run serially.")
+CHILD_SHARED = Rule("PDCC511", "child-uses-shared-memory", "The child uses shared memory; it cannot run serially.")
+CHILD_WARP = Rule("PDCC512", "child-uses-warp-intrinsic", "The child uses warp-level intrinsics; it cannot run serially.")
+CHILD_COOPERATIVE = Rule("PDCC513", "child-uses-cooperative-groups",
+                         "The child uses cooperative groups; it cannot run serially.")
+CHILD_RECURSIVE = Rule("PDCC514", "child-launches-itself", "The child launches itself; serialising it could recurse without bound.")
+CHILD_UNKNOWN = Rule("PDCC515", "child-not-found",
+                     "The launched kernel is not defined in this file, so pdcc cannot build its serial version.")
+CHILD_ASM = Rule("PDCC516", "child-uses-inline-asm", "The child contains inline assembly pdcc cannot reason about.")
+CHILD_UNSUPPORTED = Rule("PDCC517", "child-signature-unsupported",
+                         "The child's parameter list has a form pdcc cannot forward to a serial version.")
+
+# --- clauses whose transformation does not exist yet (PDCC6xx) -------------------------------
+CLAUSE_NOT_SUPPORTED = Rule("PDCC600", "clause-not-supported-yet",
+                            "The clause parses but its transformation is not implemented yet; the launch is left as written.")
+SITE_OPTED_OUT = Rule("PDCC601", "site-opted-out", "'#pragma dp off' keeps --auto away from this launch.")
+
+# --- the build (PDCC7xx) ---------------------------------------------------------------------
+RDC_ADDED = Rule("PDCC700", "rdc-added",
+                 "The result launches kernels from the device; -rdc=true (and -lcudadevrt when linking) was added.")
+
+ALL_RULES = [value for value in list(globals().values()) if isinstance(value, Rule)]

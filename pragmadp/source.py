@@ -1,0 +1,228 @@
+"""Source files, byte spans and the lossless edit buffer.
+
+pdcc never re-prints a file from a tree. It copies the user's bytes and splices generated text into
+them, so everything outside an edit stays byte-identical. `#line` directives are added only where the
+output stops following the input line by line, so nvcc's diagnostics keep naming the user's file and
+line (the way Cython's --line-directives does it).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from pragmadp.report import rules
+from pragmadp.report.remarks import Kind, Location, PdccError, Remark
+
+
+@dataclass(frozen=True)
+class Span:
+    """A half-open byte range [start, end) of one source file."""
+
+    start: int
+    end: int
+
+
+class SourceFile:
+    """The bytes of one input file and a line index to turn byte offsets into line:column."""
+
+    def __init__(self, path: str, data: bytes, display_path: str | None = None):
+        self.path = path
+        self.display_path = display_path or path
+        self.data = data
+        self._line_starts = [0] + [i + 1 for i, b in enumerate(data) if b == 0x0A]
+
+    @classmethod
+    def read(cls, path: str, display_path: str | None = None) -> "SourceFile":
+        """Reads a file, turning I/O and encoding failures into a PDCC301 error."""
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            data.decode("utf-8")
+        except OSError as exc:
+            raise PdccError(Remark(Kind.ERROR, rules.UNREADABLE_INPUT,
+                                   f"cannot read input file: {exc.strerror}",
+                                   Location(display_path or path, 1, 1))) from exc
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+            raise PdccError(Remark(Kind.ERROR, rules.UNREADABLE_INPUT,
+                                   "input file is not UTF-8 text", Location(display_path or path, line, column))) from exc
+        if b"\x00" in data:
+            raise PdccError(Remark(Kind.ERROR, rules.UNREADABLE_INPUT, "input file contains NUL bytes; is it a binary?",
+                                   Location(display_path or path, 1, 1)))
+        return cls(path, data, display_path)
+
+    def text(self, span: Span) -> str:
+        return self.data[span.start:span.end].decode("utf-8")
+
+    def line_of(self, offset: int) -> int:
+        """1-based line number of a byte offset."""
+        return bisect.bisect_right(self._line_starts, offset)
+
+    def column_of(self, offset: int) -> int:
+        """1-based byte column of a byte offset."""
+        return offset - self._line_starts[self.line_of(offset) - 1] + 1
+
+    def line_start(self, offset: int) -> int:
+        return self._line_starts[self.line_of(offset) - 1]
+
+    def line_text(self, line: int) -> str:
+        start = self._line_starts[line - 1]
+        end = self._line_starts[line] if line < len(self._line_starts) else len(self.data)
+        return self.data[start:end].decode("utf-8", errors="replace").rstrip("\r\n")
+
+    def location(self, offset: int, end: int | None = None) -> Location:
+        loc_end = None if end is None else (self.line_of(end), self.column_of(end))
+        return Location(self.display_path, self.line_of(offset), self.column_of(offset),
+                        loc_end[0] if loc_end else None, loc_end[1] if loc_end else None)
+
+    def remark(self, kind: Kind, rule, message: str, span: Span, **extra) -> Remark:
+        """A remark located at `span`, with the source line and a caret as long as the span's first line."""
+        loc = self.location(span.start, span.end)
+        line_end = self.data.find(b"\n", span.start)
+        line_end = len(self.data) if line_end < 0 else line_end
+        caret = max(1, min(span.end, line_end) - span.start)
+        return Remark(kind, rule, message, loc, source_line=self.line_text(loc.line), caret_length=caret, **extra)
+
+    def error(self, rule, message: str, span: Span, hint: str = "") -> PdccError:
+        return PdccError(self.remark(Kind.ERROR, rule, message, span, hint=hint))
+
+
+@dataclass(frozen=True)
+class Copied:
+    """Bytes copied from the source, [start, end)."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Generated:
+    """Text pdcc writes; diagnostics inside it point at `line` of the source (the site it serves)."""
+
+    text: str
+    line: int
+
+
+Piece = Copied | Generated
+
+
+@dataclass
+class Rope:
+    """A sequence of copied and generated pieces; renders to text with the `#line` bookkeeping."""
+
+    source: SourceFile
+    pieces: list[Piece] = field(default_factory=list)
+
+    def copy(self, start: int, end: int) -> "Rope":
+        if end > start:
+            self.pieces.append(Copied(start, end))
+        return self
+
+    def write(self, text: str, line: int) -> "Rope":
+        if text:
+            self.pieces.append(Generated(text, line))
+        return self
+
+    def write_before(self, text: str, line: int) -> "Rope":
+        """A block of generated lines that nvcc takes for the lines just above `line`, so copied text
+        at `line` can follow it without a `#line` directive."""
+        return self.write(text, max(1, line - text.count("\n")))
+
+    def copy_edited(self, start: int, end: int, replacements: list[tuple[int, int, str]]) -> "Rope":
+        """Copies [start, end) with small one-line replacements (renamed identifiers) spliced in."""
+        position = start
+        for edit_start, edit_end, text in sorted(replacements):
+            self.copy(position, edit_start)
+            self.write(text, self.source.line_of(edit_start))
+            position = edit_end
+        return self.copy(position, end)
+
+    def extend(self, other: "Rope") -> "Rope":
+        self.pieces.extend(other.pieces)
+        return self
+
+    def render(self, mapped_line: int = 1, at_line_start: bool = True) -> str:
+        """The text, with `#line` directives wherever the output stops following the source.
+
+        `mapped_line` is the source line nvcc believes the next output line to be.
+        """
+        out: list[str] = []
+        name = self.source.display_path.replace("\\", "\\\\").replace('"', '\\"')
+
+        def directive(line: int) -> None:
+            nonlocal mapped_line, at_line_start
+            if not at_line_start:
+                out.append("\n")
+            out.append(f'#line {line} "{name}"\n')
+            mapped_line, at_line_start = line, True
+
+        for piece in self.pieces:
+            if isinstance(piece, Copied):
+                text = self.source.data[piece.start:piece.end].decode("utf-8")
+                line = self.source.line_of(piece.start)
+                column = self.source.column_of(piece.start)
+                follows = mapped_line == line and (not at_line_start or column == 1)
+                if not follows:
+                    directive(line)
+                    out.append(" " * (column - 1))  # keep nvcc's column numbers right
+            else:
+                text = piece.text
+                if "\n" in text:  # a block of generated lines: start it on a line of its own
+                    if not at_line_start:
+                        out.append("\n")
+                        mapped_line += 1
+                        at_line_start = True
+                    if mapped_line != piece.line:
+                        directive(piece.line)
+                    if not text.endswith("\n"):
+                        text += "\n"
+            out.append(text)
+            mapped_line += text.count("\n")
+            at_line_start = text.endswith("\n") if text else at_line_start
+        return "".join(out)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace source bytes [start, end) with a rope (start == end inserts)."""
+
+    start: int
+    end: int
+    replacement: Rope
+
+
+class EditBuffer:
+    """Collects non-overlapping edits of one file and renders the edited file."""
+
+    def __init__(self, source: SourceFile):
+        self.source = source
+        self.edits: list[Edit] = []
+
+    def replace(self, start: int, end: int, replacement: Rope) -> None:
+        for edit in self.edits:
+            if start < edit.end and edit.start < end:
+                raise ValueError(f"overlapping edits at bytes {start}-{end} and {edit.start}-{edit.end}")
+        self.edits.append(Edit(start, end, replacement))
+
+    def insert(self, offset: int, replacement: Rope) -> None:
+        self.replace(offset, offset, replacement)
+
+    def rope(self) -> Rope:
+        """The whole edited file as one rope, edits in source order (insertions keep their order)."""
+        rope = Rope(self.source)
+        position = 0
+        for edit in sorted(self.edits, key=lambda e: (e.start, e.end)):
+            rope.copy(position, edit.start)
+            rope.extend(edit.replacement)
+            position = edit.end
+        rope.copy(position, len(self.source.data))
+        return rope
+
+    def render(self) -> str:
+        """The edited file; the input unchanged (byte for byte) when there are no edits."""
+        if not self.edits:
+            return self.source.data.decode("utf-8")
+        name = self.source.display_path.replace("\\", "\\\\").replace('"', '\\"')
+        return f'#line 1 "{name}"\n' + self.rope().render()

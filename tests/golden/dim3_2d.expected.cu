@@ -1,0 +1,59 @@
+#line 1 "dim3_2d.cu"
+// A 2-D child launched with a dim3 grid of two ceiling divisions.
+__global__ void tile_child(float* img, int width, int height) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= width || y >= height) return;
+  img[y * width + x] *= 0.5f;
+}
+#line 1 "dim3_2d.cu"
+
+// pdcc: the body of 'tile_child' for one (block, thread), built-ins passed in
+static __device__ void tile_child__pdcc_thread(const uint3 pdcc_blockIdx, const uint3 pdcc_threadIdx, const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* img, int width, int height) 
+#line 2 "dim3_2d.cu"
+                                                              {
+  int x = pdcc_blockIdx.x * pdcc_blockDim.x + pdcc_threadIdx.x;
+  int y = pdcc_blockIdx.y * pdcc_blockDim.y + pdcc_threadIdx.y;
+  if (x >= width || y >= height) return;
+  img[y * width + x] *= 0.5f;
+}
+#line 2 "dim3_2d.cu"
+
+// pdcc: every thread of a 'tile_child' launch, one after another, in the calling thread
+static __device__ void tile_child__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* img, int width, int height)
+{
+  for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
+  for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
+  for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
+    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+      tile_child__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, img, width, height);
+}
+#line 8 "dim3_2d.cu"
+
+#line 6 "dim3_2d.cu"
+#ifndef PDCC_THRESHOLD_tile_parent_0
+#define PDCC_THRESHOLD_tile_parent_0 256
+#endif
+__global__ void tile_parent(float** images, const int* widths, const int* heights, int count) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  int w = widths[k], h = heights[k];
+  // pdcc: #pragma dp threshold(256)
+  { // pdcc: threshold at site tile_parent_0: below PDCC_THRESHOLD_tile_parent_0 child threads, run 'tile_child' here
+    const auto pdcc_nx = w;
+    const auto pdcc_ny = h;
+    const dim3 pdcc_grid = dim3((pdcc_nx + 15) / 16, (pdcc_ny + 15) / 16);
+    const dim3 pdcc_block = dim3(16, 16);
+    if ((unsigned long long)pdcc_nx * pdcc_ny * pdcc_grid.z * pdcc_block.z >= PDCC_THRESHOLD_tile_parent_0) {
+      (void)cudaGetLastError();
+      tile_child<<<pdcc_grid, pdcc_block>>>(images[k], w, h); // pdcc: generated
+      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+        tile_child__pdcc_serial(pdcc_grid, pdcc_block, images[k], w, h);
+    } else {
+      tile_child__pdcc_serial(pdcc_grid, pdcc_block, images[k], w, h);
+    }
+  }
+#line 15 "dim3_2d.cu"
+}

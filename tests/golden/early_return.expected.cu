@@ -1,0 +1,56 @@
+#line 1 "early_return.cu"
+// The child returns early; the outlined body makes that `return` end one thread's work only.
+__global__ void row_child(float* y, const float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;   // early return: the serial loop must go on with the next thread
+  y[i] += x[i];
+}
+#line 1 "early_return.cu"
+
+// pdcc: the body of 'row_child' for one (block, thread), built-ins passed in
+static __device__ void row_child__pdcc_thread(const uint3 pdcc_blockIdx, const uint3 pdcc_threadIdx, const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* y, const float* x, int n) 
+#line 2 "early_return.cu"
+                                                           {
+  int i = pdcc_blockIdx.x * pdcc_blockDim.x + pdcc_threadIdx.x;
+  if (i >= n) return;   // early return: the serial loop must go on with the next thread
+  y[i] += x[i];
+}
+#line 2 "early_return.cu"
+
+// pdcc: every thread of a 'row_child' launch, one after another, in the calling thread
+static __device__ void row_child__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* y, const float* x, int n)
+{
+  for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
+  for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
+  for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
+    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+      row_child__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, y, x, n);
+}
+#line 7 "early_return.cu"
+
+#line 5 "early_return.cu"
+#ifndef PDCC_THRESHOLD_parent_0
+#define PDCC_THRESHOLD_parent_0 128
+#endif
+__global__ void parent(float* y, const float* x, const int* len, int rows) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  int n = len[r];
+  // pdcc: #pragma dp threshold(128)
+  { // pdcc: threshold at site parent_0: below PDCC_THRESHOLD_parent_0 child threads, run 'row_child' here
+    const auto pdcc_n = n;
+    const dim3 pdcc_grid = (pdcc_n + 255) / 256;
+    const dim3 pdcc_block = 256;
+    if (pdcc_n >= PDCC_THRESHOLD_parent_0) {
+      (void)cudaGetLastError();
+      row_child<<<pdcc_grid, pdcc_block>>>(y + r, x, n); // pdcc: generated
+      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+        row_child__pdcc_serial(pdcc_grid, pdcc_block, y + r, x, n);
+    } else {
+      row_child__pdcc_serial(pdcc_grid, pdcc_block, y + r, x, n);
+    }
+  }
+#line 14 "early_return.cu"
+}

@@ -1,0 +1,82 @@
+"""Golden tests: tests/golden/NAME.cu through pdcc must give tests/golden/NAME.expected.cu.
+
+Each expected output is also compiled by the real nvcc, run through pdcc again (nothing may change),
+and checked to keep every input line that is not a pragma or an annotated launch, in order.
+Regenerate the expected files after an intended change with `pytest --update-goldens` and review the diff.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import nvcc_compile
+from pragmadp.pipeline import transform, transform_path
+from pragmadp.source import SourceFile
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+INPUTS = sorted(p for p in GOLDEN.glob("*.cu") if not p.name.endswith(".expected.cu"))
+
+
+def expected_path(source: Path) -> Path:
+    return source.with_name(source.stem + ".expected.cu")
+
+
+def run_pdcc(source: Path) -> str:
+    return transform_path(str(source), display_path=source.name).text
+
+
+@pytest.mark.parametrize("source", INPUTS, ids=lambda p: p.stem)
+def test_matches_expected(source: Path, update_goldens: bool):
+    output = run_pdcc(source)
+    expected = expected_path(source)
+    if update_goldens:
+        expected.write_text(output)
+    assert expected.exists(), f"no {expected.name}; run pytest --update-goldens and review it"
+    assert output == expected.read_text()
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("source", INPUTS, ids=lambda p: p.stem)
+def test_expected_output_compiles(source: Path, tmp_path: Path):
+    compiled = nvcc_compile(expected_path(source), tmp_path)
+    assert compiled.returncode == 0, compiled.stderr
+    assert "warning" not in compiled.stderr, compiled.stderr
+
+
+@pytest.mark.parametrize("source", INPUTS, ids=lambda p: p.stem)
+def test_idempotent_and_deterministic(source: Path):
+    first = run_pdcc(source)
+    assert run_pdcc(source) == first
+    again = transform(SourceFile(source.name, first.encode()))
+    assert again.text == first
+    assert again.text == transform(SourceFile(source.name, first.encode()), auto="threshold(32)").text
+
+
+@pytest.mark.parametrize("source", INPUTS, ids=lambda p: p.stem)
+def test_untouched_lines_survive_in_order(source: Path):
+    """Every input line but the pragmas and the annotated launches is in the output, in order, and
+    nvcc would place it at its original line number (following the #line directives)."""
+    lines = source.read_text().splitlines()
+    pragma_lines = {i for i, line in enumerate(lines) if re.match(r"\s*#pragma (dp|meld)\b", line)}
+    launch_lines = {i + 1 for i in pragma_lines}
+    output = run_pdcc(source).splitlines()
+    mapped = {}  # output index -> source line nvcc believes it is
+    current = 1
+    for index, line in enumerate(output):
+        match = re.match(r'#line (\d+) "', line)
+        if match:
+            current = int(match.group(1))
+            continue
+        mapped[index] = current
+        current += 1
+    position = 0
+    for number, line in enumerate(lines):
+        if number in pragma_lines or number in launch_lines or not line.strip():
+            continue
+        while position < len(output) and not (output[position] == line and mapped.get(position) == number + 1):
+            position += 1
+        assert position < len(output), f"line {number + 1} lost or misplaced: {line!r}"
+        position += 1
