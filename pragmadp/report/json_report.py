@@ -1,0 +1,37 @@
+"""The JSON report: the remarks as data, for scripts and CI filters that key on rule ids.
+
+Also home of the per-kind counts every renderer prints, so all reports agree on the summary.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+
+from pragmadp.report.remarks import Kind, Remark
+
+
+def count_kinds(remarks: Sequence[Remark]) -> dict[str, int]:
+    """Remarks per kind, every kind present (zero included) so consumers need no defaults."""
+    counts = Counter(remark.kind for remark in remarks)
+    return {kind.value: counts[kind] for kind in Kind}
+
+
+def summary_line(counts: dict[str, int]) -> str:
+    """`2 applied, 1 missed, 0 analysis`, plus errors only when there are some (they are rare)."""
+    parts = [f"{counts[kind.value]} {kind.value}" for kind in (Kind.APPLIED, Kind.MISSED, Kind.ANALYSIS)]
+    errors = counts[Kind.ERROR.value]
+    if errors:
+        parts.append(f"{errors} error" + ("s" if errors > 1 else ""))
+    return ", ".join(parts)
+
+
+def render_json(remarks: Sequence[Remark], tool_version: str) -> str:
+    """Remarks in input order, so two runs on the same input give byte-identical reports."""
+    document = {
+        "tool": {"name": "pdcc", "version": tool_version},
+        "remarks": [remark.to_dict() for remark in remarks],
+        "summary": count_kinds(remarks),
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,64 @@
+"""`--report FILE`: the file extension picks the format; the file is written whole or not at all."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+
+from pragmadp.report.json_report import render_json
+from pragmadp.report.markdown import render_markdown
+from pragmadp.report.remarks import Remark
+from pragmadp.report.sarif import render_sarif
+
+_Renderer = Callable[[Sequence[Remark], str, str], str]
+
+
+def _without_root(render: Callable[[Sequence[Remark], str], str]) -> _Renderer:
+    """Formats that print paths as given take no root; adapt them to the common call."""
+    return lambda remarks, tool_version, _root_dir: render(remarks, tool_version)
+
+
+# Longest suffix first, so `.sarif.json` is SARIF and not plain JSON.
+_RENDERERS: list[tuple[str, _Renderer]] = [
+    (".sarif.json", render_sarif),
+    (".sarif", render_sarif),
+    (".json", _without_root(render_json)),
+    (".markdown", _without_root(render_markdown)),
+    (".md", _without_root(render_markdown)),
+]
+
+
+def _renderer_for(path: str) -> _Renderer:
+    name = path.lower()
+    for suffix, renderer in _RENDERERS:
+        if name.endswith(suffix):
+            return renderer
+    supported = ", ".join(suffix for suffix, _ in _RENDERERS)
+    raise ValueError(f"cannot tell the report format of '{path}': use one of the extensions {supported}")
+
+
+def _new_file_mode() -> int:
+    """The mode open() would give a new file; mkstemp's 0600 would hide reports from CI users."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def write_report(path: str, remarks: Sequence[Remark], tool_version: str, root_dir: str) -> None:
+    """Render first, then write a temp file beside `path` and rename it over, so a failure at any
+    point leaves an existing report untouched. Raises ValueError for an unknown extension."""
+    text = _renderer_for(path)(remarks, tool_version, root_dir)
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = _new_file_mode()
+    fd, temp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".pdcc-report-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        os.unlink(temp)
+        raise
