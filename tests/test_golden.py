@@ -41,7 +41,9 @@ def test_matches_expected(source: Path, update_goldens: bool):
 @pytest.mark.nvcc
 @pytest.mark.parametrize("source", INPUTS, ids=lambda p: p.stem)
 def test_expected_output_compiles(source: Path, tmp_path: Path):
-    compiled = nvcc_compile(expected_path(source), tmp_path)
+    first_line = source.read_text().splitlines()[0]
+    flags = first_line.split("nvcc-flags:", 1)[1].split() if "nvcc-flags:" in first_line else []
+    compiled = nvcc_compile(expected_path(source), tmp_path, *flags)
     assert compiled.returncode == 0, compiled.stderr
     assert "warning" not in compiled.stderr, compiled.stderr
 
@@ -61,7 +63,13 @@ def test_untouched_lines_survive_in_order(source: Path):
     nvcc would place it at its original line number (following the #line directives)."""
     lines = source.read_text().splitlines()
     pragma_lines = {i for i, line in enumerate(lines) if re.match(r"\s*#pragma (dp|meld)\b", line)}
-    launch_lines = {i + 1 for i in pragma_lines}
+    launch_lines = set()
+    for pragma in pragma_lines:  # the annotated statement: up to the line that ends it with ';'
+        line = pragma + 1
+        while not lines[line].rstrip().endswith(";"):
+            launch_lines.add(line)
+            line += 1
+        launch_lines.add(line)
     output = run_pdcc(source).splitlines()
     mapped = {}  # output index -> source line nvcc believes it is
     current = 1
