@@ -170,11 +170,12 @@ def _syntax_error(source: SourceFile, text: str, exc: lark.exceptions.Unexpected
 
 
 _TERMINAL_WORDS = {"LPAR": "'('", "RPAR": "')'", "COMMA": "','", "NAME": "a name", "SIGNED_NUMBER": "a number",
-                   "OPERATOR": "an operator", "OFF": "'off'", "$END": "end of pragma"}
+                   "OPERATOR": "an operator", "OFF": "'off'", "$END": "end of pragma",
+                   "<END-OF-FILE>": "end of pragma"}
 
 
 def _describe(terminal: str) -> str:
-    return _TERMINAL_WORDS.get(terminal, f"'{terminal.lower()}'")
+    return _TERMINAL_WORDS.get(terminal.upper(), f"'{terminal.lower()}'")
 
 
 class _ClauseBuilder:

@@ -1,0 +1,111 @@
+"""Every error pdcc reports: message, file:line:col, rule id, and that nothing is produced."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from pragmadp.pipeline import transform
+from pragmadp.report.remarks import PdccError
+from pragmadp.source import SourceFile
+
+KERNEL = "__global__ void child(int* x, int n) { if (threadIdx.x < n) x[threadIdx.x] = 1; }\n"
+
+
+def error_of(code: str) -> PdccError:
+    with pytest.raises(PdccError) as caught:
+        transform(SourceFile("e.cu", textwrap.dedent(code).encode()))
+    return caught.value
+
+
+def site(pragma: str, launch: str = "child<<<(n + 31) / 32, 32>>>(x, n);") -> str:
+    return KERNEL + f"__global__ void parent(int* x, int n) {{\n#pragma {pragma}\n  {launch}\n}}\n"
+
+
+@pytest.mark.parametrize("pragma, code, line, column, message", [
+    ("dp treshold(4)", "PDCC101", 3, 12, "unknown clause 'treshold' in '#pragma dp'; did you mean 'threshold'?"),
+    ("dp coarsn(4)", "PDCC101", 3, 12, "did you mean 'coarsen'?"),
+    ("dp frobnicate", "PDCC101", 3, 12, "unknown clause 'frobnicate' in '#pragma dp'"),
+    ("dp threshold(-4)", "PDCC102", 3, 22, "'threshold' takes a non-negative integer or a macro name, not '-4'"),
+    ("dp coarsen(0)", "PDCC102", 3, 20, "'coarsen' takes an integer >= 1"),
+    ("dp threshold(1.5)", "PDCC102", 3, 22, "not '1.5'"),
+    ("dp consldt(blok)", "PDCC102", 3, 20, "unknown granularity 'blok' in 'consldt'"),
+    ("dp consldt(multiblock)", "PDCC102", 3, 20, "'multiblock' needs the number of blocks per group"),
+    ("dp consldt(warp(2))", "PDCC102", 3, 25, "granularity 'warp' takes no argument"),
+    ("dp consldt(block) buffer(heap, 4)", "PDCC102", 3, 34, "unknown buffer kind 'heap'"),
+    ("dp threshold(4) threshold(8)", "PDCC103", 3, 25, "duplicate clause 'threshold'"),
+    ("dp off threshold(8)", "PDCC100", 3, 16, "unexpected 'threshold' in pragma; expected end of pragma"),
+    ("dp agg_threshold(4)", "PDCC104", 3, 12, "'agg_threshold' needs a 'consldt(...)' clause"),
+    ("dp consldt(grid) agg_threshold(4)", "PDCC104", 3, 26, "'agg_threshold' applies to warp and block groups only"),
+    ("dp threshold(", "PDCC100", 3, 22, "pragma ends too early; expected a name, a number"),
+    ("dp threshold 4", "PDCC100", 3, 22, "unexpected '4' in pragma; expected '('"),
+    ("meld threshold(2)", "PDCC102", 3, 24, "profitability between 0 and 1"),
+])
+def test_bad_pragmas(pragma: str, code: str, line: int, column: int, message: str):
+    remark = error_of(site(pragma)).remark
+    assert remark.rule.id == code
+    assert (remark.location.file, remark.location.line, remark.location.column) == ("e.cu", line, column)
+    assert message in remark.message or message in remark.hint
+    text = remark.render_text()
+    assert text.startswith(f"e.cu:{line}:{column}: error[{code}]: ")
+    assert f"#pragma {pragma}" in text.splitlines()[1]
+    caret_line = text.splitlines()[2]
+    assert caret_line.index("^") == 2 + column - 1
+
+
+def test_pragma_not_followed_by_a_launch():
+    remark = error_of(site("dp threshold(4)", "x[0] = n;")).remark
+    assert remark.rule.id == "PDCC201"
+    assert (remark.location.line, remark.location.column) == (4, 3)
+    assert "must be followed by a kernel launch statement" in remark.message
+
+
+def test_pragma_at_the_end_of_a_block():
+    remark = error_of(KERNEL + "__global__ void parent(int* x) {\n  x[0] = 1;\n#pragma dp threshold(4)\n}\n").remark
+    assert remark.rule.id == "PDCC201" and remark.location.line == 4
+
+
+def test_pragma_on_a_host_launch():
+    code = KERNEL + "void host(int* x, int n) {\n#pragma dp threshold(4)\n  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n"
+    remark = error_of(code).remark
+    assert remark.rule.id == "PDCC202"
+    assert (remark.location.line, remark.location.column) == (4, 3)
+    assert "annotates a launch in host code ('host')" in remark.message
+
+
+def test_pragma_on_a_launch_in_a_host_device_function():
+    code = KERNEL + ("__host__ __device__ void both(int* x, int n) {\n#pragma dp threshold(4)\n"
+                     "  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n")
+    assert error_of(code).remark.rule.id == "PDCC202"
+
+
+def test_annotated_launch_that_cannot_be_parsed():
+    remark = error_of(site("dp threshold(4)", "child<<<(n + 31) / 32, 32>>>(x, );")).remark
+    assert remark.rule.id == "PDCC203"
+    assert remark.location.line == 4
+    assert "the file is left untouched" in remark.message
+
+
+def test_meld_not_before_an_if():
+    code = KERNEL + "__global__ void p(int* x) {\n#pragma meld\n  x[0] = 1;\n}\n"
+    remark = error_of(code).remark
+    assert remark.rule.id == "PDCC204" and remark.location.line == 4
+
+
+def test_parse_errors_elsewhere_do_not_stop_a_clean_site():
+    code = site("dp threshold(4)") + "\nvoid broken( { int ;\n"
+    result = transform(SourceFile("e.cu", code.encode()))
+    assert [r.rule.id for r in result.remarks] == ["PDCC500", "PDCC501"]
+    assert result.text.endswith("\nvoid broken( { int ;\n")
+
+
+def test_unreadable_and_binary_inputs(tmp_path):
+    with pytest.raises(PdccError) as caught:
+        SourceFile.read(str(tmp_path / "missing.cu"))
+    assert caught.value.remark.rule.id == "PDCC301" and "cannot read input file" in caught.value.remark.message
+    binary = tmp_path / "b.cu"
+    binary.write_bytes(b"__global__ void k() {}\n\xff\xfe")
+    with pytest.raises(PdccError) as caught:
+        SourceFile.read(str(binary))
+    assert caught.value.remark.location.line == 2 and "not UTF-8" in caught.value.remark.message
