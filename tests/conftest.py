@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -43,3 +45,11 @@ def nvcc_compile(source: Path, workdir: Path, *extra: str) -> subprocess.Complet
     """Compiles one file as the issue asks of every generated output: nvcc -arch=sm_90 -rdc=true -c."""
     return subprocess.run(["nvcc", "-arch=sm_90", "-rdc=true", "-c", str(source), "-o", str(workdir / "out.o"),
                            *extra], capture_output=True, text=True, cwd=workdir)
+
+
+def run_pdcc(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
+    """pdcc as a user runs it: a separate process (this checkout first on the module path)."""
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    environment = dict(os.environ, PYTHONPATH=path, **(env or {}))
+    return subprocess.run([sys.executable, "-m", "pragmadp", *args], cwd=cwd, capture_output=True, text=True,
+                          env=environment)

@@ -7,7 +7,6 @@ the tests marked nvcc run the real compiler.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import run_pdcc
 
 FAKE_NVCC = textwrap.dedent("""\
     #!{python}
@@ -61,12 +60,10 @@ def project(tmp_path: Path):
 
 
 def pdcc(*args: str, cwd: Path, env: dict | None = None, nvcc: Path | None = None) -> subprocess.CompletedProcess:
-    environment = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
+    environment = dict(env or {})
     if nvcc is not None:
-        environment["PDCC_NVCC"] = str(nvcc)
-        environment["FAKE_NVCC_LOG"] = str(cwd / "nvcc.log")
-    return subprocess.run([sys.executable, "-m", "pragmadp", *args], cwd=cwd, capture_output=True, text=True,
-                          env=environment)
+        environment.update(PDCC_NVCC=str(nvcc), FAKE_NVCC_LOG=str(cwd / "nvcc.log"))
+    return run_pdcc(*args, cwd=cwd, env=environment)
 
 
 def nvcc_calls(project: Path) -> list[dict]:

@@ -10,12 +10,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run_pdcc
 
 SAMPLES = sorted(p.name for p in (ROOT / "samples").iterdir() if (p / f"{p.name}_dp.cu").exists())
 
@@ -27,9 +26,7 @@ def have_cusparse() -> bool:
         for sub in ("include", "targets/x86_64-linux/include"))
 
 
-def pdcc(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "pragmadp", *args], cwd=cwd, capture_output=True, text=True, env=env)
+pdcc = run_pdcc
 
 
 def test_six_samples_with_all_variants():
