@@ -220,3 +220,8 @@ def test_nvcc_error_after_a_transformed_site_names_the_users_line(project: Path)
     done = pdcc("-arch=sm_90", "-c", "src/kernels.cu", "-o", "k.o", "-q", cwd=project)
     assert done.returncode != 0
     assert f"src/kernels.cu({line}): error: identifier \"undeclared_name\" is undefined" in done.stderr
+
+
+def test_verbose_output_is_nvccs_alone(project: Path):
+    done = pdcc("-v", "-c", "src/kernels.cu", cwd=project, nvcc=project / "bin/nvcc")
+    assert done.returncode == 0 and done.stderr == "" and done.stdout == ""

@@ -1,0 +1,89 @@
+"""The threshold pass on small cases: why a child cannot run serially, and the shapes it must handle."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from conftest import nvcc_compile
+from pragmadp.pipeline import transform
+from pragmadp.source import SourceFile
+
+PARENT = """
+__global__ void parent(int* x, int n) {
+#pragma dp threshold(16)
+  child<<<(n + 31) / 32, 32>>>(x, n);
+}
+"""
+
+
+def run(child: str, parent: str = PARENT):
+    return transform(SourceFile("t.cu", (textwrap.dedent(child) + parent).encode()))
+
+
+@pytest.mark.parametrize("body, rule, words", [
+    ("__syncthreads();", "PDCC510", "synchronises its threads with '__syncthreads'"),
+    ("__syncwarp();", "PDCC510", "'__syncwarp'"),
+    ("__shared__ int s[32]; s[0] = 1;", "PDCC511", "uses __shared__ memory"),
+    ("extern __shared__ int dyn[]; dyn[0] = 1;", "PDCC511", "uses __shared__ memory"),
+    ("x[0] = __shfl_sync(0xffffffff, x[0], 0);", "PDCC512", "warp intrinsic '__shfl_sync'"),
+    ("if (__ballot_sync(__activemask(), n > 0)) x[0] = 1;", "PDCC512", "'__ballot_sync'"),
+    ("auto b = cooperative_groups::this_thread_block(); b.sync();", "PDCC513", "cooperative groups"),
+    ("if (n > 1) child<<<1, 1>>>(x, n / 2);", "PDCC514", "launches itself"),
+    ('asm volatile("membar.gl;");', "PDCC516", "inline assembly"),
+])
+def test_children_that_cannot_run_serially(body: str, rule: str, words: str):
+    result = run(f"__global__ void child(int* x, int n) {{ {body} }}\n")
+    missed = [r for r in result.remarks if r.kind.value == "missed"]
+    assert [r.rule.id for r in missed] == [rule]
+    assert words in missed[0].message and "the launch is left as written" in missed[0].message
+    assert (missed[0].location.line, missed[0].location.column) == (4, 12)  # the threshold clause
+    assert "child<<<(n + 31) / 32, 32>>>(x, n);" in result.text
+    assert "__pdcc_serial" not in result.text
+
+
+def test_obstacle_in_a_called_device_function_is_found():
+    result = run("__device__ void helper() { __syncthreads(); }\n"
+                 "__global__ void child(int* x, int n) { helper(); }\n")
+    assert "(in 'helper', which it calls)" in result.remarks[0].message
+
+
+def test_child_defined_elsewhere_or_overloaded():
+    assert run("__global__ void child(int* x, int n);\n").remarks[0].rule.id == "PDCC515"
+    overloaded = run("__global__ void child(int* x, int n) {}\n__global__ void child(float* x, int n) {}\n")
+    assert "2 definitions" in overloaded.remarks[0].message
+
+
+def test_unnamed_and_defaulted_parameters_are_forwarded():
+    result = run("__global__ void child(int* x, int, int n = 4) { x[threadIdx.x] = n; }\n",
+                 PARENT.replace("(x, n)", "(x, n)"))
+    assert [r.rule.id for r in result.remarks] == ["PDCC500", "PDCC501"]
+    assert "int pdcc_param1" in result.text
+
+
+def test_variadic_template_child():
+    child = ("template <typename... Ts>\n__global__ void child(int* x, Ts... rest) { x[threadIdx.x] = sizeof...(rest); }\n")
+    result = run(child, PARENT.replace("(x, n);", "(x, n, 1.0f);"))
+    assert "child__pdcc_thread<Ts...>(" in result.text and "rest...);" in result.text
+
+
+def test_two_sites_in_one_parent_share_one_serial_version():
+    child = "__global__ void child(int* x, int n) { x[threadIdx.x] = n; }\n"
+    parent = PARENT.replace("}\n", "#pragma dp threshold(8)\n  child<<<(n + 63) / 64, 64>>>(x + 1, n);\n}\n", 1)
+    result = run(child, parent)
+    assert result.text.count("static __device__ void child__pdcc_serial(") == 1
+    assert "PDCC_THRESHOLD_parent_0 16" in result.text and "PDCC_THRESHOLD_parent_1 8" in result.text
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("child, parent", [
+    ("__global__ void child(int* x, int, int n = 4) { x[threadIdx.x] = n; }\n", PARENT),
+    ("template <typename... Ts>\n__global__ void child(int* x, Ts... rest) { x[threadIdx.x] = sizeof...(rest); }\n",
+     PARENT.replace("(x, n);", "(x, n, 1.0f);")),
+], ids=["unnamed-and-default", "variadic-template"])
+def test_unusual_signatures_compile(child: str, parent: str, tmp_path):
+    source = tmp_path / "t.cu"
+    source.write_text(run(child, parent).text)
+    compiled = nvcc_compile(source, tmp_path)
+    assert compiled.returncode == 0, compiled.stderr
