@@ -2,18 +2,19 @@
 #   make demo   set up, then run pdcc on the bundled SpMV sample (transform, report, nvcc; run it on a GPU)
 #   make test   set up, then run the test suite (GPU tests are skipped without a GPU)
 #
-# On a machine without network access whose Python already has the dependencies (the GPU box, with
-# wheels carried in .whl/): make test NO_VENV=1
+# On a machine without network access (the GPU box), carry wheels of the dependencies in a folder and
+# name it: `make bench WHEELS=.whl` installs them into build/site instead of making a venv from the index.
 
 PYTHON ?= python3
 VENV ?= .venv
 BUILD ?= build
 ARCH ?= sm_90
 
-ifdef NO_VENV
+ifdef WHEELS
+export PYTHONPATH := $(CURDIR)/$(BUILD)/site:$(CURDIR)
 PY := $(PYTHON)
 PDCC := $(PYTHON) -m pragmadp
-SETUP :=
+SETUP := $(BUILD)/site/.installed
 else
 PY := $(VENV)/bin/python
 PDCC := $(VENV)/bin/pdcc
@@ -23,6 +24,10 @@ endif
 .PHONY: setup demo test test-gpu bench clean
 
 setup: $(SETUP)
+
+$(BUILD)/site/.installed:
+	$(PYTHON) -m pip install -q --no-index --no-deps --no-compile --target $(BUILD)/site $(WHEELS)/*.whl
+	touch $@
 
 $(VENV)/.installed: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the GPU checks on a machine with an NVIDIA GPU and no network (the device box):
-# dependencies from wheels carried in .whl/, shared data from .data/ (or ../shared/data).
+# dependencies from wheels carried in .whl/ (as `make bench WHEELS=.whl` does), data from .data/.
 #   bash bench/gpu_box.sh OUTDIR [bench args...]
 # Writes OUTDIR/gpu-tests.log, OUTDIR/sanitizer.log and the benchmark results (results.md/json, ratios.png).
 set -uo pipefail
