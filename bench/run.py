@@ -2,7 +2,7 @@
 """The benchmark harness: every sample, every variant, one run, on the GPU (`make bench`).
 
 Variants per sample: the naive dynamic-parallelism program as written (nvcc), each pdcc configuration of
-bench/config.json (pdcc, with the sites' macros set through -D), the flat program without dynamic
+bench/config.json (pdcc, the sample's threshold sites annotated with the configuration's clauses), the flat program without dynamic
 parallelism, and the best flat or library version. Each binary times itself with CUDA events (warm-up,
 median of `reps`) and checks its output against a CPU reference; a wrong result is shown as WRONG, never
 as a time. Writes results.json, a table (results.md, also printed) and ratios.png.
@@ -15,6 +15,7 @@ import concurrent.futures
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -59,20 +60,17 @@ def build(compiler: list[str], source: Path, output: Path, flags: list[str], log
     return done.returncode == 0
 
 
-def site_macros(sample: str, out: Path, arch: str) -> dict[str, list[str]]:
-    """Runs pdcc once with a JSON report to learn each site's macro names, e.g. THRESHOLD -> [PDCC_THRESHOLD_x_0]."""
-    report = out / f"{sample}.pdcc.json"
-    source = SAMPLES / sample / f"{sample}_dp.cu"
-    subprocess.run([*pdcc_command(), f"-arch={arch}", "-q", "-E", "-I", str(SAMPLES / "common"), str(source),
-                    "-o", os.devnull, "--report", str(report)], cwd=ROOT, capture_output=True)
-    macros: dict[str, list[str]] = {}
-    if report.exists():
-        for remark in json.loads(report.read_text())["remarks"]:
-            macro = remark["args"].get("macro") if remark["kind"] == "applied" else None
-            if macro:
-                kind = macro.split("_")[1]  # PDCC_THRESHOLD_site -> THRESHOLD
-                macros.setdefault(kind, []).append(macro)
-    return macros
+def with_clauses(source: Path, clauses: str, out: Path) -> Path:
+    """A copy of an annotated sample whose threshold sites carry `clauses` instead (one configuration)."""
+    lines = source.read_text().splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        stripped = line.lstrip()
+        if stripped.startswith("#pragma dp") and "threshold(" in stripped:
+            lines[index] = line[:len(line) - len(stripped)] + f"#pragma dp {clauses}\n"
+    copy = out / "src" / f"{source.stem}.{re.sub(r'[^A-Za-z0-9]+', '_', clauses).strip('_')}.cu"
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_text("".join(lines))
+    return copy
 
 
 def build_all(config: dict, out: Path) -> dict[tuple[str, str], Path | None]:
@@ -86,12 +84,9 @@ def build_all(config: dict, out: Path) -> dict[tuple[str, str], Path | None]:
             plans = [("naive", ["nvcc"], directory / f"{name}_dp.cu", [arch, "-rdc=true", "-lcudadevrt"]),
                      ("flat", ["nvcc"], directory / f"{name}_flat.cu", [arch]),
                      ("best", ["nvcc"], directory / f"{name}_best.cu", [arch, *sample.get("best_flags", [])])]
-            macros = site_macros(name, out, config["arch"])
             for configuration in config["pdcc_configurations"]:
-                defines = [f"-D{macro}={value}" for kind, value in configuration["macros"].items()
-                           for macro in macros.get(kind, [])]
-                plans.append((configuration["name"], pdcc_command(), directory / f"{name}_dp.cu",
-                              [arch, "-q", *defines]))
+                source = with_clauses(directory / f"{name}_dp.cu", configuration["clauses"], out)
+                plans.append((configuration["name"], pdcc_command(), source, [arch, "-q", "-I", str(directory)]))
             for variant, compiler, source, flags in plans:
                 binary = out / "bin" / f"{name}-{variant.replace(' ', '_')}"
                 log = out / "logs" / f"build-{binary.name}.log"

@@ -169,6 +169,8 @@ class Rope:
                     out.append(" " * (column - 1))  # keep nvcc's column numbers right
             else:
                 text = piece.text
+                if "\n" not in text and at_line_start and mapped_line != piece.line:
+                    directive(piece.line)  # text that starts a line (`// pdcc: ` before a pragma) maps too
                 if "\n" in text:  # a block of generated lines: start it on a line of its own
                     if not at_line_start:
                         out.append("\n")

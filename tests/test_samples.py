@@ -75,16 +75,22 @@ def run_sample(binary: Path, *args: str) -> dict:
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("clauses", ["threshold(128)", "threshold(128) coarsen(4)", "coarsen(8)"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_thresholded_spmv_matches_the_cpu_reference(seed: int, tmp_path: Path, record_property):
-    source = "samples/spmv/spmv_dp.cu"
-    assert subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-rdc=true", "-I", "samples/common", source, "-o",
+def test_pdcc_spmv_matches_the_cpu_reference(seed: int, clauses: str, tmp_path: Path):
+    """The naive program is run beside it and its verdict printed (on an H200 it loses launches)."""
+    annotated = (ROOT / "samples/spmv/spmv_dp.cu").read_text()
+    assert "#pragma dp threshold(128)" in annotated
+    source = tmp_path / "spmv_dp.cu"
+    source.write_text(annotated.replace("#pragma dp threshold(128)", f"#pragma dp {clauses}"))
+    include = ["-I", "samples/common", "-I", "samples/spmv"]
+    assert subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-rdc=true", *include, "samples/spmv/spmv_dp.cu", "-o",
                            str(tmp_path / "naive"), "-lcudadevrt"], cwd=ROOT).returncode == 0
-    assert pdcc("-arch=sm_90", "-O3", "-q", "-I", "samples/common", source, "-o", str(tmp_path / "pdcc")).returncode == 0
+    built = pdcc("-arch=sm_90", "-O3", "-q", *include, str(source), "-o", str(tmp_path / "pdcc"))
+    assert built.returncode == 0, built.stderr
     args = ("--size", str(200_000 * seed), "--seed", str(seed), "--param", str(0.6 + 0.3 * seed), "--reps", "1")
-    thresholded = run_sample(tmp_path / "pdcc", *args)
+    optimised = run_sample(tmp_path / "pdcc", *args)
     naive = run_sample(tmp_path / "naive", *args)
-    record_property("naive_correct", naive["correct"])
-    print(f"seed {seed}: naive correct={naive['correct']} ({naive['detail']}), "
-          f"pdcc correct={thresholded['correct']} ({thresholded['detail']})")
-    assert thresholded["correct"], thresholded["detail"]
+    print(f"{clauses}, seed {seed}: naive correct={naive['correct']} ({naive['detail']}), "
+          f"pdcc correct={optimised['correct']} ({optimised['detail']})")
+    assert optimised["correct"], optimised["detail"]

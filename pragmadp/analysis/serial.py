@@ -34,37 +34,38 @@ class Obstacle:
     function: str
 
 
-def obstacle(unit: Unit, child: Function) -> Obstacle | None:
-    """The first reason `child` cannot be serialised, or None when it can."""
+def obstacles(unit: Unit, child: Function):
+    """Every reason `child` cannot be serialised, in source order (callees where they are called)."""
     return _search(unit, child, child, set())
 
 
-def _search(unit: Unit, child: Function, function: Function, visited: set[str]) -> Obstacle | None:
+def obstacle(unit: Unit, child: Function) -> Obstacle | None:
+    """The first reason `child` cannot be serialised, or None when it can."""
+    return next(obstacles(unit, child), None)
+
+
+def _search(unit: Unit, child: Function, function: Function, visited: set[str]):
     visited.add(function.name)
     where = "" if function is child else f" (in '{function.name}', which it calls)"
     for node in walk(function.body):
         text = unit.text(node) if node.child_count == 0 or node.type in _ASM else ""
         if node.type in _ASM or text in ("asm", "__asm__", "__asm"):
-            return Obstacle(rules.CHILD_ASM, f"child '{child.name}' contains inline assembly{where}", node, function.name)
-        if text == "__shared__":
-            return Obstacle(rules.CHILD_SHARED, f"child '{child.name}' uses __shared__ memory{where}", node, function.name)
-        if node.type not in ("identifier", "namespace_identifier", "type_identifier", "field_identifier"):
+            yield Obstacle(rules.CHILD_ASM, f"child '{child.name}' contains inline assembly{where}", node, function.name)
+        elif text == "__shared__":
+            yield Obstacle(rules.CHILD_SHARED, f"child '{child.name}' uses __shared__ memory{where}", node, function.name)
+        elif node.type not in ("identifier", "namespace_identifier", "type_identifier", "field_identifier"):
             if node.type == "kernel_call_syntax" and launched_identifier(node.parent.child_by_field_name("function")).text.decode() == child.name:
-                return Obstacle(rules.CHILD_RECURSIVE, f"child '{child.name}' launches itself{where}", node.parent, function.name)
-            continue
-        if _BARRIERS.match(text):
-            return Obstacle(rules.CHILD_BARRIER, f"child '{child.name}' synchronises its threads with '{text}'{where}",
-                            node, function.name)
-        if _WARP.match(text):
-            return Obstacle(rules.CHILD_WARP, f"child '{child.name}' uses the warp intrinsic '{text}'{where}", node,
-                            function.name)
-        if _COOPERATIVE.match(text):
-            return Obstacle(rules.CHILD_COOPERATIVE, f"child '{child.name}' uses cooperative groups ('{text}'){where}",
-                            node, function.name)
-        if node.type == "identifier" and node.parent.type == "call_expression" and text not in visited:
+                yield Obstacle(rules.CHILD_RECURSIVE, f"child '{child.name}' launches itself{where}", node.parent, function.name)
+        elif _BARRIERS.match(text):
+            yield Obstacle(rules.CHILD_BARRIER, f"child '{child.name}' synchronises its threads with '{text}'{where}",
+                           node, function.name)
+        elif _WARP.match(text):
+            yield Obstacle(rules.CHILD_WARP, f"child '{child.name}' uses the warp intrinsic '{text}'{where}", node,
+                           function.name)
+        elif _COOPERATIVE.match(text):
+            yield Obstacle(rules.CHILD_COOPERATIVE, f"child '{child.name}' uses cooperative groups ('{text}'){where}",
+                           node, function.name)
+        elif node.type == "identifier" and node.parent.type == "call_expression" and text not in visited:
             for callee in unit.definitions(text):
                 if callee.runs_on_device and callee.body is not None:
-                    found = _search(unit, child, callee, visited)
-                    if found:
-                        return found
-    return None
+                    yield from _search(unit, child, callee, visited)

@@ -46,6 +46,10 @@ CHILD_ASM = Rule("PDCC516", "child-uses-inline-asm", "The child contains inline 
 CHILD_UNSUPPORTED = Rule("PDCC517", "child-signature-unsupported",
                          "The child's parameter list has a form pdcc cannot forward to a serial version.")
 
+# --- coarsen pass (PDCC55x) --------------------------------------------------------------------
+COARSEN_APPLIED = Rule("PDCC550", "coarsen-applied",
+                       "Child launched with fewer blocks, each doing the work of several original blocks.")
+
 # --- clauses whose transformation does not exist yet (PDCC6xx) -------------------------------
 CLAUSE_NOT_SUPPORTED = Rule("PDCC600", "clause-not-supported-yet",
                             "The clause parses but its transformation is not implemented yet; the launch is left as written.")

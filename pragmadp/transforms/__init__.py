@@ -1,8 +1,10 @@
 """The transformation passes, applied per site in the order threshold -> coarsen -> aggregate.
 
-Each pass is one module. A pass reads the parsed unit, adds edits to the file's edit buffer and
-reports what it did as remarks. Clauses whose pass does not exist yet get a *missed* remark and
-leave the launch as written for that clause.
+Each pass is one module. A site's passes build one `launch.SiteCode` in order (threshold adds the
+guard and the serial path, coarsen swaps in the coarsened kernel), which then replaces the launch.
+Definitions the passes need (`outline.py`: the child's outlined body and its variants) are added after
+the child. Clauses whose pass does not exist yet get a *missed* remark and leave the launch as written
+for that clause.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pragmadp.cuda.frontend import Site, Unit
-from pragmadp.directives import Clause, Threshold
+from pragmadp.directives import Clause, Coarsen, Threshold
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark
 from pragmadp.source import EditBuffer, Generated, Rope, Span
@@ -23,8 +25,9 @@ class Rewrite:
     unit: Unit
     edits: EditBuffer
     remarks: list[Remark] = field(default_factory=list)
-    generated_for: set[int] = field(default_factory=set)   # child definitions that already have helpers
+    generated_for: set[tuple[int, str]] = field(default_factory=set)  # (child definition, helper) already added
     uses_device_launches: bool = False
+    macros: dict[int, list[str]] = field(default_factory=dict)  # parent start -> its sites' macro definitions
 
     def remark(self, kind: Kind, rule, message: str, span: Span, site: Site | None = None,
                pass_name: str = "", **args) -> Remark:
@@ -36,19 +39,36 @@ class Rewrite:
 
 
 def rewrite(unit: Unit) -> Rewrite:
-    """Runs every pass over every site of the unit and comments out the pdcc pragmas it consumed."""
-    from pragmadp.transforms import threshold  # the passes import this module's Rewrite
+    """Runs the passes over every site of the unit and comments out the pdcc pragmas it consumed."""
+    from pragmadp.transforms import coarsen, launch, outline, threshold  # they import Rewrite from here
 
     result = Rewrite(unit, EditBuffer(unit.source))
-    result.uses_device_launches = any(launch.on_device for launch in unit.launches)
+    result.uses_device_launches = any(launch_.on_device for launch_ in unit.launches)
     for site in unit.sites:
-        clauses = site.directive.clauses if site.directive else ()
-        for clause in clauses:
-            if not isinstance(clause, Threshold):
+        directive = site.directive
+        for clause in directive.clauses:
+            if not isinstance(clause, (Threshold, Coarsen)):
                 _not_supported(result, site, clause)
-        threshold_clause = next((c for c in clauses if isinstance(c, Threshold)), None)
+        threshold_clause, coarsen_clause = directive.clause(Threshold), directive.clause(Coarsen)
+        first = threshold_clause or coarsen_clause
+        if first is None:
+            continue
+        child = outline.find_child(result, site, first.name, first.span)
+        if child is None:
+            continue
+        code = launch.base(unit, site, child)
         if threshold_clause is not None:
-            threshold.apply(result, site, threshold_clause)
+            threshold.apply(result, site, threshold_clause, child, code)
+        if coarsen_clause is not None:
+            if code.serial is None:  # the fallback for a failed launch, taken before coarsening changes it
+                code.serial = threshold.serial_call(result, site, child, code)
+            coarsen.apply(result, site, coarsen_clause, child, code)
+        if code.passes:
+            launch.replace_statement(result, site, code)
+    for parent_start, definitions in result.macros.items():
+        source = unit.source
+        result.edits.insert(source.line_start(parent_start),
+                            Rope(source).write_before("".join(definitions), source.line_of(parent_start)))
     for pragma in unit.pdcc_pragmas:
         _comment_out(result, pragma)
     for directive, _pragma, statement in unit.meld_sites:

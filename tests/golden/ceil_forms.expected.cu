@@ -36,7 +36,7 @@ static __device__ void add_one__pdcc_serial(const dim3 pdcc_gridDim, const dim3 
 __global__ void form_a(int* out, const int* len) {
   int n = len[threadIdx.x];
 // pdcc: #pragma dp threshold(64)
-  { // pdcc: threshold at site form_a_0: below PDCC_THRESHOLD_form_a_0 child threads, run 'add_one' here
+  { // pdcc: site form_a_0: below PDCC_THRESHOLD_form_a_0 child threads, run 'add_one' here
     const auto pdcc_n = n;
     const dim3 pdcc_grid = ((pdcc_n - 1) / 128) + 1;
     const dim3 pdcc_block = 128;
@@ -60,7 +60,7 @@ __global__ void form_a(int* out, const int* len) {
 __global__ void form_b(int* out, const int* len) {
   int n = len[threadIdx.x];
 // pdcc: #pragma dp threshold(64)
-  { // pdcc: threshold at site form_b_0: below PDCC_THRESHOLD_form_b_0 child threads, run 'add_one' here
+  { // pdcc: site form_b_0: below PDCC_THRESHOLD_form_b_0 child threads, run 'add_one' here
     const auto pdcc_n = n;
     const dim3 pdcc_grid = ((pdcc_n + 128) - 1) / 128;
     const dim3 pdcc_block = 128;
@@ -84,7 +84,7 @@ __global__ void form_b(int* out, const int* len) {
 __global__ void form_c(int* out, const int* len) {
   int n = len[threadIdx.x];
 // pdcc: #pragma dp threshold(64)
-  { // pdcc: threshold at site form_c_0: below PDCC_THRESHOLD_form_c_0 child threads, run 'add_one' here
+  { // pdcc: site form_c_0: below PDCC_THRESHOLD_form_c_0 child threads, run 'add_one' here
     const auto pdcc_n = n;
     const dim3 pdcc_grid = (pdcc_n / 128) + (((pdcc_n % 128) == 0) ? (0) : (1));
     const dim3 pdcc_block = 128;
@@ -108,7 +108,7 @@ __global__ void form_c(int* out, const int* len) {
 __global__ void form_d(int* out, const int* len) {
   int n = len[threadIdx.x];
 // pdcc: #pragma dp threshold(64)
-  { // pdcc: threshold at site form_d_0: below PDCC_THRESHOLD_form_d_0 child threads, run 'add_one' here
+  { // pdcc: site form_d_0: below PDCC_THRESHOLD_form_d_0 child threads, run 'add_one' here
     const auto pdcc_n = n;
     const dim3 pdcc_grid = (int) ceil(((float) pdcc_n) / 128);
     const dim3 pdcc_block = 128;
@@ -132,7 +132,7 @@ __global__ void form_d(int* out, const int* len) {
 __global__ void form_e(int* out, const int* len, int block) {
   int n = len[threadIdx.x];
 // pdcc: #pragma dp threshold(64)
-  { // pdcc: threshold at site form_e_0: below PDCC_THRESHOLD_form_e_0 child threads, run 'add_one' here
+  { // pdcc: site form_e_0: below PDCC_THRESHOLD_form_e_0 child threads, run 'add_one' here
     const auto pdcc_n = n;
     const dim3 pdcc_grid = ceil(pdcc_n / ((float) block));
     const dim3 pdcc_block = block;
@@ -156,7 +156,7 @@ __global__ void form_e(int* out, const int* len, int block) {
 __global__ void form_terms(int* out, const int* begin, const int* end) {
   int row = threadIdx.x;
 // pdcc: #pragma dp threshold(64)
-  { // pdcc: threshold at site form_terms_0: below PDCC_THRESHOLD_form_terms_0 child threads, run 'add_one' here
+  { // pdcc: site form_terms_0: below PDCC_THRESHOLD_form_terms_0 child threads, run 'add_one' here
     const dim3 pdcc_grid = (end[row] - begin[row] + 127) / 128;
     const dim3 pdcc_block = 128;
     if ((end[row] - begin[row]) >= PDCC_THRESHOLD_form_terms_0) {
@@ -178,7 +178,7 @@ __global__ void form_terms(int* out, const int* begin, const int* end) {
 #endif
 __global__ void no_division(int* out, int blocks) {
 // pdcc: #pragma dp threshold(64)
-  { // pdcc: threshold at site no_division_0: below PDCC_THRESHOLD_no_division_0 child threads, run 'add_one' here
+  { // pdcc: site no_division_0: below PDCC_THRESHOLD_no_division_0 child threads, run 'add_one' here
     const dim3 pdcc_grid = blocks;
     const dim3 pdcc_block = 32;
     if ((unsigned long long)pdcc_grid.x * pdcc_block.x >= PDCC_THRESHOLD_no_division_0) {

@@ -72,7 +72,7 @@ __global__ void expand(const Index* offsets, const Index* adjacency, int* values
   auto degree = [=] __device__ () { return end - begin; };  // an extended lambda: an ERROR node for tree-sitter
   if (degree() == 0) return;
 // pdcc: #pragma dp threshold(64)
-  { // pdcc: threshold at site expand_0: below PDCC_THRESHOLD_expand_0 child threads, run 'visit_neighbours' here
+  { // pdcc: site expand_0: below PDCC_THRESHOLD_expand_0 child threads, run 'visit_neighbours' here
     const dim3 pdcc_grid = (end - begin + BLOCK - 1) / BLOCK;
     const dim3 pdcc_block = BLOCK;
     if ((unsigned long long)(end - begin) * pdcc_block.y * pdcc_block.z >= PDCC_THRESHOLD_expand_0) {

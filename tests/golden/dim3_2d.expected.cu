@@ -9,9 +9,8 @@ __global__ void tile_child(float* img, int width, int height) {
 #line 1 "dim3_2d.cu"
 
 // pdcc: the body of 'tile_child' for one (block, thread), built-ins passed in
-static __device__ void tile_child__pdcc_thread(const uint3 pdcc_blockIdx, const uint3 pdcc_threadIdx, const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* img, int width, int height) 
 #line 2 "dim3_2d.cu"
-                                                              {
+static __device__ void tile_child__pdcc_thread(const uint3 pdcc_blockIdx, const uint3 pdcc_threadIdx, const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* img, int width, int height) {
   int x = pdcc_blockIdx.x * pdcc_blockDim.x + pdcc_threadIdx.x;
   int y = pdcc_blockIdx.y * pdcc_blockDim.y + pdcc_threadIdx.y;
   if (x >= width || y >= height) return;
@@ -41,7 +40,7 @@ __global__ void tile_parent(float** images, const int* widths, const int* height
   if (k >= count) return;
   int w = widths[k], h = heights[k];
   // pdcc: #pragma dp threshold(256)
-  { // pdcc: threshold at site tile_parent_0: below PDCC_THRESHOLD_tile_parent_0 child threads, run 'tile_child' here
+  { // pdcc: site tile_parent_0: below PDCC_THRESHOLD_tile_parent_0 child threads, run 'tile_child' here
     const auto pdcc_nx = w;
     const auto pdcc_ny = h;
     const dim3 pdcc_grid = dim3((pdcc_nx + 15) / 16, (pdcc_ny + 15) / 16);

@@ -8,9 +8,8 @@ __global__ void row_child(float* y, const float* x, int n) {
 #line 1 "early_return.cu"
 
 // pdcc: the body of 'row_child' for one (block, thread), built-ins passed in
-static __device__ void row_child__pdcc_thread(const uint3 pdcc_blockIdx, const uint3 pdcc_threadIdx, const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* y, const float* x, int n) 
 #line 2 "early_return.cu"
-                                                           {
+static __device__ void row_child__pdcc_thread(const uint3 pdcc_blockIdx, const uint3 pdcc_threadIdx, const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* y, const float* x, int n) {
   int i = pdcc_blockIdx.x * pdcc_blockDim.x + pdcc_threadIdx.x;
   if (i >= n) return;   // early return: the serial loop must go on with the next thread
   y[i] += x[i];
@@ -39,7 +38,7 @@ __global__ void parent(float* y, const float* x, const int* len, int rows) {
   if (r >= rows) return;
   int n = len[r];
   // pdcc: #pragma dp threshold(128)
-  { // pdcc: threshold at site parent_0: below PDCC_THRESHOLD_parent_0 child threads, run 'row_child' here
+  { // pdcc: site parent_0: below PDCC_THRESHOLD_parent_0 child threads, run 'row_child' here
     const auto pdcc_n = n;
     const dim3 pdcc_grid = (pdcc_n + 255) / 256;
     const dim3 pdcc_block = 256;

@@ -37,7 +37,7 @@ __global__ void through_int(float* x, const int* sizes) {
   int blocks = (int)ceil((float)n / 256);
   const int threads = 256;
 // pdcc: #pragma dp threshold(1024)
-  { // pdcc: threshold at site through_int_0: below PDCC_THRESHOLD_through_int_0 child threads, run 'scale' here
+  { // pdcc: site through_int_0: below PDCC_THRESHOLD_through_int_0 child threads, run 'scale' here
     const dim3 pdcc_grid = blocks;
     const dim3 pdcc_block = threads;
     if ((n) >= PDCC_THRESHOLD_through_int_0) {
@@ -61,7 +61,7 @@ __global__ void through_dim3(float* x, const int* sizes) {
   dim3 grid((n + 127) / 128);
   dim3 block(128);
 // pdcc: #pragma dp threshold(1024)
-  { // pdcc: threshold at site through_dim3_0: below PDCC_THRESHOLD_through_dim3_0 child threads, run 'scale' here
+  { // pdcc: site through_dim3_0: below PDCC_THRESHOLD_through_dim3_0 child threads, run 'scale' here
     const dim3 pdcc_grid = grid;
     const dim3 pdcc_block = block;
     if ((unsigned long long)(n) * pdcc_grid.y * pdcc_block.y * pdcc_grid.z * pdcc_block.z >= PDCC_THRESHOLD_through_dim3_0) {

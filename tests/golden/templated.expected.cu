@@ -47,7 +47,7 @@ __global__ void batched_axpy(T** ys, T** xs, const int64_t* sizes, T a, int batc
   if (b >= batches) return;
   int64_t n = sizes[b];
   // pdcc: #pragma dp threshold(128)
-  { // pdcc: threshold at site batched_axpy_0: below PDCC_THRESHOLD_batched_axpy_0 child threads, run 'axpy' here
+  { // pdcc: site batched_axpy_0: below PDCC_THRESHOLD_batched_axpy_0 child threads, run 'axpy' here
     const auto pdcc_n = n;
     const dim3 pdcc_grid = ((pdcc_n + (4 * 128)) - 1) / (4 * 128);
     const dim3 pdcc_block = 128;

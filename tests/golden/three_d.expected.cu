@@ -10,9 +10,8 @@ __global__ void voxel_child(float* v, int nx, int ny, int nz) {
 #line 1 "three_d.cu"
 
 // pdcc: the body of 'voxel_child' for one (block, thread), built-ins passed in
-static __device__ void voxel_child__pdcc_thread(const uint3 pdcc_blockIdx, const uint3 pdcc_threadIdx, const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* v, int nx, int ny, int nz) 
 #line 2 "three_d.cu"
-                                                              {
+static __device__ void voxel_child__pdcc_thread(const uint3 pdcc_blockIdx, const uint3 pdcc_threadIdx, const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* v, int nx, int ny, int nz) {
   int x = pdcc_blockIdx.x * pdcc_blockDim.x + pdcc_threadIdx.x;
   int y = pdcc_blockIdx.y * pdcc_blockDim.y + pdcc_threadIdx.y;
   int z = pdcc_blockIdx.z * pdcc_blockDim.z + pdcc_threadIdx.z;
@@ -41,7 +40,7 @@ static __device__ void voxel_child__pdcc_serial(const dim3 pdcc_gridDim, const d
 __global__ void volume_parent(float* v, int nx, int ny, int nz) {
   dim3 block(8, 8, 4);
 // pdcc: #pragma dp threshold(512)
-  { // pdcc: threshold at site volume_parent_0: below PDCC_THRESHOLD_volume_parent_0 child threads, run 'voxel_child' here
+  { // pdcc: site volume_parent_0: below PDCC_THRESHOLD_volume_parent_0 child threads, run 'voxel_child' here
     const auto pdcc_nx = nx;
     const auto pdcc_ny = ny;
     const auto pdcc_nz = nz;

@@ -1,0 +1,66 @@
+"""Coarsening (seed 000 §IV): each child block does the work of F original blocks.
+
+pdcc adds `child__pdcc_coarse` after the child: a kernel whose blocks loop over the original blocks
+assigned to them (x dimension, stride gridDim.x), calling the outlined body with the original block
+index and grid. The launch uses ceil(grid.x / F) blocks and passes the original grid:
+
+    dim3 pdcc_cgrid = pdcc_grid;
+    pdcc_cgrid.x = (pdcc_grid.x + PDCC_COARSEN_parent_0 - 1) / PDCC_COARSEN_parent_0;
+    child__pdcc_coarse<<<pdcc_cgrid, pdcc_block>>>(args, pdcc_grid);
+
+A child that uses shared memory or barriers gets a barrier between original blocks, so one original
+block's threads never overwrite shared data another's still read. Cooperative groups and inline
+assembly may depend on the real grid, so such children are left as written.
+"""
+
+from __future__ import annotations
+
+from pragmadp.analysis import serial
+from pragmadp.cuda.frontend import Site
+from pragmadp.directives import Coarsen
+from pragmadp.report import rules
+from pragmadp.report.remarks import Kind
+from pragmadp.source import Span
+from pragmadp.transforms import Rewrite
+from pragmadp.transforms.launch import SiteCode, define_macro
+from pragmadp.transforms.outline import Child, define_after_child, renamed, thread_call
+
+PASS = "coarsen"
+COARSE_SUFFIX = "__pdcc_coarse"
+_REFUSED = (rules.CHILD_COOPERATIVE, rules.CHILD_ASM)
+_NEEDS_BARRIER = (rules.CHILD_BARRIER, rules.CHILD_SHARED)
+
+
+def apply(result: Rewrite, site: Site, clause: Coarsen, child: Child, code: SiteCode) -> None:
+    unit = result.unit
+    found = list(serial.obstacles(unit, child.function))
+    refused = next((o for o in found if o.rule in _REFUSED), None)
+    if refused is not None:
+        at = unit.source.location(refused.node.start_byte)
+        result.remark(Kind.MISSED, refused.rule, f"{refused.message} at line {at.line}; it is not coarsened",
+                      clause.span, site, PASS, reason=refused.rule.name, child=child.name, line=at.line)
+        return
+    barrier = any(o.rule in _NEEDS_BARRIER for o in found)
+    macro = f"PDCC_COARSEN_{site.name}"
+    define_macro(result, site, macro, clause.value.text)
+    name = child.name + COARSE_SUFFIX
+    signature = (f"{child.template}__global__ void {name}({child.declarations}{', ' if child.parameters else ''}"
+                 f"const dim3 pdcc_gridDim)")
+    body = thread_call(child, "make_uint3(pdcc_bx, blockIdx.y, blockIdx.z)", "threadIdx", "pdcc_gridDim", "blockDim")
+    definition = (f"\n// pdcc: '{child.name}' coarsened: each block does the work of several original blocks\n"
+                  f"{signature}\n{{\n"
+                  "  for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {\n"
+                  f"    {body}\n"
+                  + ("    __syncthreads();  // the next original block reuses the shared memory\n" if barrier else "")
+                  + "  }\n}\n")
+    define_after_child(result, site, child, "coarse", definition, signature + ";\n")
+    code.kernel = renamed(unit, site.launch.function, COARSE_SUFFIX)
+    code.setup += ["  dim3 pdcc_cgrid = pdcc_grid;",
+                   f"  pdcc_cgrid.x = (pdcc_grid.x + {macro} - 1) / {macro};"]
+    code.grid = "pdcc_cgrid"
+    code.arguments = [*code.arguments, "pdcc_grid"]
+    code.passes.append(f"blocks do {macro} original blocks each")
+    result.remark(Kind.APPLIED, rules.COARSEN_APPLIED,
+                  f"'{child.name}' coarsened: each block runs {macro} (= {clause.value.text}) original blocks",
+                  Span(site.launch.call.start_byte, site.launch.call.end_byte), site, PASS, macro=macro,
+                  default=clause.value.text, coarse_kernel=name, barrier_between_blocks=barrier)

@@ -1,0 +1,200 @@
+"""The child kernel as reusable pieces: its parameters, its template, and its body outlined.
+
+`child__pdcc_thread` is the child's body as a device function of one (block, thread), the built-ins
+passed in as parameters, so a `return` in the child ends that thread's work and nothing more. The
+threshold pass calls it in a loop in the parent thread; the coarsen pass calls it in a loop over the
+original blocks inside a coarsened kernel. It is written once per child, after the child's definition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pragmadp.cuda.frontend import Function, Node, Site, Unit, launched_identifier, walk
+from pragmadp.report import rules
+from pragmadp.report.remarks import Kind
+from pragmadp.source import Rope, Span
+from pragmadp.transforms import Rewrite
+
+BUILTINS = {"threadIdx": "pdcc_threadIdx", "blockIdx": "pdcc_blockIdx", "blockDim": "pdcc_blockDim",
+            "gridDim": "pdcc_gridDim"}
+THREAD_SUFFIX = "__pdcc_thread"
+
+
+@dataclass(frozen=True)
+class Parameter:
+    declaration: str   # the declaration without a default value, named
+    name: str          # what a call passes on (`args...` for a pack)
+    default: str | None
+
+
+@dataclass
+class Child:
+    """The launched kernel of a site, with what the passes need to build on it."""
+
+    function: Function
+    parameters: list[Parameter]
+    template: str         # `template <...>\n` or ""
+    template_args: str    # `<T, B>` or ""
+
+    @property
+    def name(self) -> str:
+        return self.function.name
+
+    @property
+    def declarations(self) -> str:
+        return ", ".join(p.declaration for p in self.parameters)
+
+    @property
+    def forwarded(self) -> str:
+        return ", ".join(p.name for p in self.parameters)
+
+
+def find_child(result: Rewrite, site: Site, pass_name: str, clause_span: Span) -> Child | None:
+    """The launched kernel's definition in this file, or None after a missed remark saying why."""
+    unit = result.unit
+    name = site.launch.kernel_name
+    definitions = [f for f in unit.definitions(name) if f.is_kernel and f.body is not None]
+    if len(definitions) == 1 and not definitions[0].node.has_error:
+        function = definitions[0]
+        parameters = _parameters(unit, function)
+        if parameters is not None:
+            return Child(function, parameters, _template_prefix(unit, function), _template_arguments(unit, function))
+        why = (f"child '{name}' has a parameter pdcc cannot forward (an unnamed function pointer or C varargs)")
+        rule = rules.CHILD_UNSUPPORTED
+    elif not definitions:
+        why = f"kernel '{name}' is not defined in this file, so pdcc cannot build on its body"
+        rule = rules.CHILD_UNKNOWN
+    elif len(definitions) > 1:
+        why = f"kernel '{name}' has {len(definitions)} definitions (overloads); pdcc cannot tell which one is launched"
+        rule = rules.CHILD_UNKNOWN
+    else:
+        why = f"the definition of kernel '{name}' could not be parsed"
+        rule = rules.CHILD_UNKNOWN
+    result.remark(Kind.MISSED, rule, why + "; the launch is left as written", clause_span, site, pass_name, child=name)
+    return None
+
+
+def type_parameter_names(unit: Unit, function: Function | None) -> tuple[str, ...]:
+    """Template type parameters (they may appear in casts inside grid expressions)."""
+    if function is None or function.template_parameters is None:
+        return ()
+    names = []
+    for parameter in function.template_parameters.named_children:
+        if parameter.type in ("type_parameter_declaration", "optional_type_parameter_declaration",
+                              "variadic_type_parameter_declaration"):
+            names.extend(unit.text(n) for n in parameter.named_children if n.type == "type_identifier")
+    return tuple(names)
+
+
+def _template_arguments(unit: Unit, function: Function) -> str:
+    """`<T, B, Ts...>`: the template parameters of `function`, passed on explicitly."""
+    if function.template_parameters is None:
+        return ""
+    names = []
+    for parameter in function.template_parameters.named_children:
+        if parameter.type == "optional_parameter_declaration":
+            identifier = parameter.child_by_field_name("declarator")
+        elif parameter.type == "optional_type_parameter_declaration":
+            identifier = parameter.child_by_field_name("name")
+        else:
+            identifiers = [n for n in walk(parameter) if n.type in ("type_identifier", "identifier")]
+            if not identifiers:
+                continue
+            identifier = identifiers[-1] if parameter.type == "parameter_declaration" else identifiers[0]
+        names.append(unit.text(identifier) + ("..." if "variadic" in parameter.type else ""))
+    return "<" + ", ".join(names) + ">"
+
+
+def _template_prefix(unit: Unit, function: Function) -> str:
+    if function.template_parameters is None:
+        return ""
+    return "template " + unit.text(function.template_parameters) + "\n"
+
+
+def _parameters(unit: Unit, child: Function) -> list[Parameter] | None:
+    parameters = []
+    for index, node in enumerate(n for n in child.parameters.named_children if n.type != "comment"):
+        if node.type == "variadic_parameter":
+            return None
+        declarator = node.child_by_field_name("declarator")
+        default = node.child_by_field_name("default_value")
+        end = declarator.end_byte if declarator is not None else (default.start_byte if default else node.end_byte)
+        text = unit.source.data[node.start_byte:end].decode().rstrip(" =")
+        identifier = next((n for n in walk(declarator) if n.type == "identifier"), None) if declarator else None
+        if identifier is None:
+            if declarator is not None and any(n.type not in ("abstract_pointer_declarator", "*", "type_qualifier",
+                                                             "const", "volatile", "__restrict__", "...")
+                                              for n in walk(declarator)):
+                return None
+            name = f"pdcc_param{index}"
+            text = f"{text} {name}"
+        else:
+            name = unit.text(identifier)
+        variadic = node.type == "variadic_parameter_declaration"
+        parameters.append(Parameter(text, name + ("..." if variadic else ""),
+                                    unit.text(default) if default is not None else None))
+    return parameters
+
+
+def renamed(unit: Unit, function: Node, suffix: str) -> str:
+    """`ns::child<float, 4>` -> `ns::child__pdcc_serial<float, 4>`: the launched name with a suffix."""
+    identifier = launched_identifier(function)
+    data = unit.source.data
+    return (data[function.start_byte:identifier.end_byte].decode() + suffix
+            + data[identifier.end_byte:function.end_byte].decode())
+
+
+def define_after_child(result: Rewrite, site: Site, child: Child, key: str, text: str,
+                       prototype: str | None = None) -> None:
+    """Adds a generated definition after the child's (once per child and key).
+
+    A child defined after its parent also gets `prototype` declared before the parent.
+    """
+    function = child.function
+    done = (function.node.start_byte, key)
+    if done in result.generated_for:
+        return
+    result.generated_for.add(done)
+    _thread_function(result, child)
+    source = result.unit.source
+    newline = source.data.find(b"\n", function.outer.end_byte)
+    position = newline + 1 if newline >= 0 else len(source.data)
+    result.edits.insert(position, Rope(source).write(text, source.line_of(function.node.start_byte)))
+    parent = site.launch.enclosing.outer
+    if prototype and function.outer.start_byte > parent.start_byte:
+        line = source.line_of(parent.start_byte)
+        result.edits.insert(source.line_start(parent.start_byte), Rope(source).write(prototype, line))
+
+
+def _thread_function(result: Rewrite, child: Child) -> None:
+    """`child__pdcc_thread`: the child's body for one (block, thread), built-ins as parameters."""
+    function = child.function
+    done = (function.node.start_byte, "thread")
+    if done in result.generated_for:
+        return
+    result.generated_for.add(done)
+    unit = result.unit
+    source = unit.source
+    body = function.body
+    body_line = source.line_of(body.start_byte)
+    head = f"\n// pdcc: the body of '{child.name}' for one (block, thread), built-ins passed in\n{child.template}"
+    signature = (f"static __device__ void {child.name}{THREAD_SUFFIX}(const uint3 pdcc_blockIdx, "
+                 f"const uint3 pdcc_threadIdx, const dim3 pdcc_gridDim, const dim3 pdcc_blockDim"
+                 f"{', ' if child.parameters else ''}{child.declarations}) ")
+    renames = []
+    for node in walk(body):
+        if node.type == "identifier" and unit.text(node) in BUILTINS:
+            renames.append((node.start_byte, node.end_byte, BUILTINS[unit.text(node)]))
+        elif node.type == "preproc_call" and node in unit.pdcc_pragmas:
+            renames.append((node.start_byte, node.start_byte, "// pdcc: "))
+    rope = Rope(source).write_before(head, body_line).write(signature, body_line)
+    rope.copy_edited(body.start_byte, body.end_byte, renames)
+    newline = source.data.find(b"\n", function.outer.end_byte)
+    result.edits.insert(newline + 1 if newline >= 0 else len(source.data), rope)
+
+
+def thread_call(child: Child, block: str, thread: str, grid: str, block_dim: str) -> str:
+    """A call of `child__pdcc_thread` for one (block, thread)."""
+    return (f"{child.name}{THREAD_SUFFIX}{child.template_args}({block}, {thread}, {grid}, {block_dim}"
+            f"{', ' if child.parameters else ''}{child.forwarded});")

@@ -1,0 +1,64 @@
+"""The coarsen pass: which children it takes, and what it writes around them."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from conftest import nvcc_compile
+from pragmadp.pipeline import transform
+from pragmadp.source import SourceFile
+
+
+def run(child_body: str, clauses: str = "coarsen(4)"):
+    code = textwrap.dedent(f"""\
+        __global__ void child(int* x, int n) {{ {child_body} }}
+        __global__ void parent(int* x, int n) {{
+        #pragma dp {clauses}
+          child<<<(n + 31) / 32, 32>>>(x, n);
+        }}
+        """)
+    return transform(SourceFile("c.cu", code.encode()))
+
+
+def test_plain_child_is_coarsened_with_a_serial_fallback():
+    result = run("int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = 1;")
+    assert [r.rule.id for r in result.remarks] == ["PDCC550"]
+    assert "child__pdcc_coarse<<<pdcc_cgrid, pdcc_block>>>(x, n, pdcc_grid);" in result.text
+    assert "if (cudaGetLastError() != cudaSuccess)" in result.text and "child__pdcc_serial(pdcc_grid" in result.text
+    assert "__syncthreads();  // the next original block" not in result.text
+
+
+def test_child_with_shared_memory_gets_a_barrier_between_blocks_and_retries():
+    result = run("__shared__ int s[32]; s[threadIdx.x] = n; __syncthreads(); x[threadIdx.x] = s[31 - threadIdx.x];")
+    assert result.remarks[0].args["barrier_between_blocks"] is True
+    assert "__syncthreads();  // the next original block reuses the shared memory" in result.text
+    assert "__nanosleep(pdcc_wait);" in result.text and "__trap();" in result.text
+    assert "__pdcc_serial" not in result.text
+
+
+@pytest.mark.parametrize("body, rule", [
+    ("cooperative_groups::this_grid().sync();", "PDCC513"),
+    ('asm("mov.u32 %0, %%nctaid.x;" : "=r"(n));', "PDCC516"),
+    ('__syncthreads(); asm("mov.u32 %0, %%nctaid.x;" : "=r"(n));', "PDCC516"),  # not only the first obstacle
+])
+def test_children_tied_to_the_real_grid_are_not_coarsened(body: str, rule: str):
+    result = run(body)
+    assert [r.rule.id for r in result.remarks] == [rule]
+    assert "it is not coarsened" in result.remarks[0].message
+    assert "child<<<(n + 31) / 32, 32>>>(x, n);" in result.text
+
+
+def test_nothing_pdcc_writes_synchronises_on_the_device():
+    result = run("x[threadIdx.x] = n;", "threshold(64) coarsen(4)")
+    assert "cudaDeviceSynchronize" not in result.text and "cudaLimitDevRuntimeSyncDepth" not in result.text
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("body", ["x[threadIdx.x] = n;", "__shared__ int s[32]; s[threadIdx.x] = n; __syncthreads();"])
+def test_coarsened_code_compiles(body: str, tmp_path):
+    source = tmp_path / "c.cu"
+    source.write_text(run(body, "threshold(64) coarsen(4)").text)
+    compiled = nvcc_compile(source, tmp_path)
+    assert compiled.returncode == 0, compiled.stderr
