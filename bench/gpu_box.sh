@@ -16,14 +16,17 @@ export PDCC_DATA=${PDCC_DATA:-$PWD/.data}
 nvidia-smi -L
 echo "== GPU tests"
 python3 -m pytest -q -m gpu -rA tests/ 2>&1 | tee "$out/gpu-tests.log" | tail -15
-echo "== compute-sanitizer on the thresholded SpMV sample"
-python3 -m pragmadp -arch=sm_90 -O3 -q -lineinfo -I samples/common samples/spmv/spmv_dp.cu -o /tmp/spmv_pdcc
-compute-sanitizer --tool memcheck --error-exitcode 9 /tmp/spmv_pdcc --size 20000 --reps 1 >>"$out/sanitizer.log" 2>&1
-echo "memcheck exit $?" | tee -a "$out/sanitizer.log"
-# racecheck does not follow dynamic parallelism (it says so); the all-serial build has no child grids to miss.
-python3 -m pragmadp -arch=sm_90 -O3 -q -lineinfo -DPDCC_THRESHOLD_spmv_rows_0=2147483647 -I samples/common \
-  samples/spmv/spmv_dp.cu -o /tmp/spmv_serial
-compute-sanitizer --tool racecheck --error-exitcode 9 /tmp/spmv_serial --size 20000 --reps 1 >>"$out/sanitizer.log" 2>&1
-echo "racecheck (all serial) exit $?" | tee -a "$out/sanitizer.log"
+echo "== compute-sanitizer on the SpMV sample, each transformation"
+for clauses in "threshold(128)" "threshold(128) coarsen(4)" "threshold(32) consldt(warp)" "threshold(32) coarsen(2) consldt(block)" \
+               "threshold(32) consldt(multiblock(8))" "threshold(32) coarsen(2) consldt(grid)"; do
+  tag=$(echo "$clauses" | tr -c 'a-z0-9\n' '_')
+  mkdir -p /tmp/san && sed "s/#pragma dp threshold(128)/#pragma dp $clauses/" samples/spmv/spmv_dp.cu > /tmp/san/spmv_dp.cu
+  python3 -m pragmadp -arch=sm_90 -O3 -q -lineinfo -I samples/common -I samples/spmv /tmp/san/spmv_dp.cu -o /tmp/san/$tag
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 /tmp/san/$tag --size 20000 --reps 1 >>"$out/sanitizer.log" 2>&1
+    echo "$tool [$clauses] exit $?" | tee -a "$out/sanitizer.log"
+  done
+done
+[ "${SKIP_BENCH:-0}" = 1 ] && exit 0
 echo "== benchmark"
 python3 bench/run.py --out "$out/bench" "$@" 2>&1 | tee "$out/bench.log" | tail -120

@@ -27,6 +27,8 @@ from pragmadp.report.render import write_report
 from pragmadp.report.terminal import render_terminal
 
 DEFAULT_AUTO = "threshold(128)"
+RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
+RUNTIME_HEADER = '#include "pdcc_rt.cuh"'
 
 HELP = f"""\
 usage: pdcc [PDCC OPTIONS] [nvcc] NVCC-ARGUMENTS...
@@ -214,6 +216,8 @@ class Build:
             directory = os.path.dirname(os.path.abspath(original))
             if directory not in include_dirs:  # quoted includes resolve as beside the original
                 include_dirs.append(directory)
+        if any(RUNTIME_HEADER in r.text for r in self.results.values() if r.changed):
+            include_dirs.append(str(RUNTIME_DIR))
         extra = self._device_runtime_flags()
         argv = [f"-I{d}" for d in include_dirs] + self.command.rewritten(mapping, at_end=extra)
         return argv, replaced

@@ -75,15 +75,24 @@ def run_sample(binary: Path, *args: str) -> dict:
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("clauses", ["threshold(128)", "threshold(128) coarsen(4)", "coarsen(8)"])
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("clauses", [
+    "threshold(128)", "threshold(128) coarsen(4)", "coarsen(8)",
+    "consldt(warp)", "threshold(128) coarsen(4) consldt(warp) agg_threshold(4)",
+    "consldt(block)", "threshold(128) coarsen(4) consldt(block) agg_threshold(2)",
+    "threshold(64) consldt(block) buffer(pool, 8)",
+    "consldt(multiblock(8))", "threshold(128) coarsen(4) consldt(multiblock(64))",
+    "consldt(grid)", "threshold(128) coarsen(8) consldt(grid)",
+    "consldt(block) -DPDCC_POOL_BYTES_spmv_rows_0=65536",  # the pool runs out: most parents launch directly
+    "consldt(grid) -DPDCC_POOL_BYTES_spmv_rows_0=65536"])
+@pytest.mark.parametrize("seed", [1, 2])
 def test_pdcc_spmv_matches_the_cpu_reference(seed: int, clauses: str, tmp_path: Path):
     """The naive program is run beside it and its verdict printed (on an H200 it loses launches)."""
     annotated = (ROOT / "samples/spmv/spmv_dp.cu").read_text()
     assert "#pragma dp threshold(128)" in annotated
     source = tmp_path / "spmv_dp.cu"
+    clauses, *defines = clauses.split(" -D")
     source.write_text(annotated.replace("#pragma dp threshold(128)", f"#pragma dp {clauses}"))
-    include = ["-I", "samples/common", "-I", "samples/spmv"]
+    include = ["-I", "samples/common", "-I", "samples/spmv", *("-D" + d for d in defines)]
     assert subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-rdc=true", *include, "samples/spmv/spmv_dp.cu", "-o",
                            str(tmp_path / "naive"), "-lcudadevrt"], cwd=ROOT).returncode == 0
     built = pdcc("-arch=sm_90", "-O3", "-q", *include, str(source), "-o", str(tmp_path / "pdcc"))

@@ -50,6 +50,11 @@ CHILD_UNSUPPORTED = Rule("PDCC517", "child-signature-unsupported",
 COARSEN_APPLIED = Rule("PDCC550", "coarsen-applied",
                        "Child launched with fewer blocks, each doing the work of several original blocks.")
 
+# --- aggregate pass (PDCC56x) -------------------------------------------------------------------
+AGGREGATE_APPLIED = Rule("PDCC560", "aggregate-applied",
+                         "The launches of a group of parents become one launch of an aggregated child grid.")
+AGGREGATE_STORAGE = Rule("PDCC561", "aggregate-storage", "Device memory reserved for an aggregated site's records.")
+
 # --- clauses whose transformation does not exist yet (PDCC6xx) -------------------------------
 CLAUSE_NOT_SUPPORTED = Rule("PDCC600", "clause-not-supported-yet",
                             "The clause parses but its transformation is not implemented yet; the launch is left as written.")

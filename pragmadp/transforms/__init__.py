@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pragmadp.cuda.frontend import Site, Unit
-from pragmadp.directives import Clause, Coarsen, Threshold
+from pragmadp.directives import AggThreshold, Buffer, Clause, Coarsen, Consolidate, Threshold, Work
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark
 from pragmadp.source import EditBuffer, Generated, Rope, Span
@@ -27,7 +27,8 @@ class Rewrite:
     remarks: list[Remark] = field(default_factory=list)
     generated_for: set[tuple[int, str]] = field(default_factory=set)  # (child definition, helper) already added
     uses_device_launches: bool = False
-    macros: dict[int, list[str]] = field(default_factory=dict)  # parent start -> its sites' macro definitions
+    preludes: dict[int, list[str]] = field(default_factory=dict)  # parent start -> text to put before it
+    aggregations: dict[int, list] = field(default_factory=dict)  # parent node start -> aggregated sites in it
 
     def remark(self, kind: Kind, rule, message: str, span: Span, site: Site | None = None,
                pass_name: str = "", **args) -> Remark:
@@ -40,17 +41,18 @@ class Rewrite:
 
 def rewrite(unit: Unit) -> Rewrite:
     """Runs the passes over every site of the unit and comments out the pdcc pragmas it consumed."""
-    from pragmadp.transforms import coarsen, launch, outline, threshold  # they import Rewrite from here
+    from pragmadp.transforms import aggregate, coarsen, launch, outline, threshold  # they import Rewrite
 
     result = Rewrite(unit, EditBuffer(unit.source))
     result.uses_device_launches = any(launch_.on_device for launch_ in unit.launches)
     for site in unit.sites:
         directive = site.directive
         for clause in directive.clauses:
-            if not isinstance(clause, (Threshold, Coarsen)):
+            if not isinstance(clause, (Threshold, Coarsen, Consolidate, AggThreshold, Buffer, Work)):
                 _not_supported(result, site, clause)
         threshold_clause, coarsen_clause = directive.clause(Threshold), directive.clause(Coarsen)
-        first = threshold_clause or coarsen_clause
+        consolidate_clause = directive.clause(Consolidate)
+        first = threshold_clause or coarsen_clause or consolidate_clause
         if first is None:
             continue
         child = outline.find_child(result, site, first.name, first.span)
@@ -59,13 +61,16 @@ def rewrite(unit: Unit) -> Rewrite:
         code = launch.base(unit, site, child)
         if threshold_clause is not None:
             threshold.apply(result, site, threshold_clause, child, code)
-        if coarsen_clause is not None:
-            if code.serial is None:  # the fallback for a failed launch, taken before coarsening changes it
-                code.serial = threshold.serial_call(result, site, child, code)
-            coarsen.apply(result, site, coarsen_clause, child, code)
+        if code.serial is None and (coarsen_clause or consolidate_clause):  # fallback, before coarsening
+            code.serial = threshold.serial_call(result, site, child, code)
+        coarsen_macro = coarsen.apply(result, site, coarsen_clause, child, code) if coarsen_clause else None
+        if consolidate_clause is not None:
+            aggregate.apply(result, site, directive, child, code, coarsen_macro)
         if code.passes:
             launch.replace_statement(result, site, code)
-    for parent_start, definitions in result.macros.items():
+    if result.aggregations:
+        aggregate.wrap_parents(result)
+    for parent_start, definitions in result.preludes.items():
         source = unit.source
         result.edits.insert(source.line_start(parent_start),
                             Rope(source).write_before("".join(definitions), source.line_of(parent_start)))

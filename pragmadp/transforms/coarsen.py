@@ -31,7 +31,8 @@ _REFUSED = (rules.CHILD_COOPERATIVE, rules.CHILD_ASM)
 _NEEDS_BARRIER = (rules.CHILD_BARRIER, rules.CHILD_SHARED)
 
 
-def apply(result: Rewrite, site: Site, clause: Coarsen, child: Child, code: SiteCode) -> None:
+def apply(result: Rewrite, site: Site, clause: Coarsen, child: Child, code: SiteCode) -> str | None:
+    """Coarsens the site; returns the coarsening macro, or None when the child is left as written."""
     unit = result.unit
     found = list(serial.obstacles(unit, child.function))
     refused = next((o for o in found if o.rule in _REFUSED), None)
@@ -39,7 +40,7 @@ def apply(result: Rewrite, site: Site, clause: Coarsen, child: Child, code: Site
         at = unit.source.location(refused.node.start_byte)
         result.remark(Kind.MISSED, refused.rule, f"{refused.message} at line {at.line}; it is not coarsened",
                       clause.span, site, PASS, reason=refused.rule.name, child=child.name, line=at.line)
-        return
+        return None
     barrier = any(o.rule in _NEEDS_BARRIER for o in found)
     macro = f"PDCC_COARSEN_{site.name}"
     define_macro(result, site, macro, clause.value.text)
@@ -55,7 +56,7 @@ def apply(result: Rewrite, site: Site, clause: Coarsen, child: Child, code: Site
                   + "  }\n}\n")
     define_after_child(result, site, child, "coarse", definition, signature + ";\n")
     code.kernel = renamed(unit, site.launch.function, COARSE_SUFFIX)
-    code.setup += ["  dim3 pdcc_cgrid = pdcc_grid;",
+    code.launch_setup += ["  dim3 pdcc_cgrid = pdcc_grid;",
                    f"  pdcc_cgrid.x = (pdcc_grid.x + {macro} - 1) / {macro};"]
     code.grid = "pdcc_cgrid"
     code.arguments = [*code.arguments, "pdcc_grid"]
@@ -64,3 +65,4 @@ def apply(result: Rewrite, site: Site, clause: Coarsen, child: Child, code: Site
                   f"'{child.name}' coarsened: each block runs {macro} (= {clause.value.text}) original blocks",
                   Span(site.launch.call.start_byte, site.launch.call.end_byte), site, PASS, macro=macro,
                   default=clause.value.text, coarse_kernel=name, barrier_between_blocks=barrier)
+    return macro

@@ -24,13 +24,16 @@ class SiteCode:
     arguments: list[str]
     extra_config: str               # ", smem, stream" as written
     counts: list[str] = field(default_factory=list)   # lines before the grid is computed (thread counts)
-    setup: list[str] = field(default_factory=list)    # lines after it (hoisted arguments, coarsened grid)
+    setup: list[str] = field(default_factory=list)    # lines after it (hoisted arguments)
+    launch_setup: list[str] = field(default_factory=list)  # lines only the launch at the site needs
     grid: str = "pdcc_grid"
     grid_init: str = ""
     block_init: str = ""
     passes: list[str] = field(default_factory=list)
     guard: str | None = None        # launch only when true (threshold)
     serial: str | None = None       # the child's work in this thread, when it can run serially
+    child_args: list[str] = field(default_factory=list)  # one value per child parameter (defaults filled in)
+    aggregate: tuple[str, ...] = ()  # lines that append a record instead of launching (aggregation)
 
     def launch(self) -> str:
         return f"{self.kernel}<<<{self.grid}, pdcc_block{self.extra_config}>>>({', '.join(self.arguments)});"
@@ -38,8 +41,10 @@ class SiteCode:
     def render(self, site: Site, indent: str) -> str:
         lines = [f"{{ // pdcc: site {site.name}: {', '.join(self.passes)}", *self.counts,
                  f"  const dim3 pdcc_grid = {self.grid_init};",
-                 f"  const dim3 pdcc_block = {self.block_init};", *self.setup]
-        launch = self._checked_launch("  " if self.guard else "")
+                 f"  const dim3 pdcc_block = {self.block_init};", *self.setup,
+                 *(self.launch_setup if not self.aggregate else [])]
+        pad = "    " if self.guard else "  "
+        launch = [pad + line for line in self.aggregate] if self.aggregate else self.checked_launch(pad)
         if self.guard:
             lines += [f"  if ({self.guard}) {{", *launch, "  } else {", f"    {self.serial}", "  }"]
         else:
@@ -47,8 +52,8 @@ class SiteCode:
         lines.append("}")
         return "".join(f"{indent}{line}\n" for line in lines)
 
-    def _checked_launch(self, extra: str) -> list[str]:
-        pad = "  " + extra
+    def checked_launch(self, pad: str) -> list[str]:
+        """The launch, its failure check and the fallback, each line starting with `pad`."""
         lines = [f"{pad}(void)cudaGetLastError();", f"{pad}{self.launch()} {GENERATED_MARK}"]
         if self.serial is not None:
             return lines + [f"{pad}if (cudaGetLastError() != cudaSuccess) "
@@ -86,6 +91,7 @@ def base(unit: Unit, site: Site, child: Child) -> SiteCode:
             hoisted.append(f"pdcc_arg{index}")
         code.arguments = hoisted
     code.arguments += [p.default for p in child.parameters[len(code.arguments):] if p.default is not None]
+    code.child_args = list(code.arguments)
     return code
 
 
@@ -115,6 +121,6 @@ def replace_statement(result: Rewrite, site: Site, code: SiteCode) -> None:
 
 
 def define_macro(result: Rewrite, site: Site, macro: str, value: str) -> None:
-    """`#define PDCC_<KNOB>_<site> value` unless given with -D, just before the parent (see Rewrite.macros)."""
-    result.macros.setdefault(site.launch.enclosing.outer.start_byte, []).append(
+    """`#define PDCC_<KNOB>_<site> value` unless given with -D, just before the parent (see Rewrite.preludes)."""
+    result.preludes.setdefault(site.launch.enclosing.outer.start_byte, []).append(
         f"#ifndef {macro}\n#define {macro} {value}\n#endif\n")

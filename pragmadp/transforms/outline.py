@@ -57,9 +57,9 @@ def find_child(result: Rewrite, site: Site, pass_name: str, clause_span: Span) -
     definitions = [f for f in unit.definitions(name) if f.is_kernel and f.body is not None]
     if len(definitions) == 1 and not definitions[0].node.has_error:
         function = definitions[0]
-        parameters = _parameters(unit, function)
-        if parameters is not None:
-            return Child(function, parameters, _template_prefix(unit, function), _template_arguments(unit, function))
+        forwarded = parameters(unit, function)
+        if forwarded is not None:
+            return Child(function, forwarded, _template_prefix(unit, function), template_arguments(unit, function))
         why = (f"child '{name}' has a parameter pdcc cannot forward (an unnamed function pointer or C varargs)")
         rule = rules.CHILD_UNSUPPORTED
     elif not definitions:
@@ -87,7 +87,7 @@ def type_parameter_names(unit: Unit, function: Function | None) -> tuple[str, ..
     return tuple(names)
 
 
-def _template_arguments(unit: Unit, function: Function) -> str:
+def template_arguments(unit: Unit, function: Function) -> str:
     """`<T, B, Ts...>`: the template parameters of `function`, passed on explicitly."""
     if function.template_parameters is None:
         return ""
@@ -112,7 +112,7 @@ def _template_prefix(unit: Unit, function: Function) -> str:
     return "template " + unit.text(function.template_parameters) + "\n"
 
 
-def _parameters(unit: Unit, child: Function) -> list[Parameter] | None:
+def parameters(unit: Unit, child: Function) -> list[Parameter] | None:
     parameters = []
     for index, node in enumerate(n for n in child.parameters.named_children if n.type != "comment"):
         if node.type == "variadic_parameter":
@@ -194,7 +194,10 @@ def _thread_function(result: Rewrite, child: Child) -> None:
     result.edits.insert(newline + 1 if newline >= 0 else len(source.data), rope)
 
 
-def thread_call(child: Child, block: str, thread: str, grid: str, block_dim: str) -> str:
-    """A call of `child__pdcc_thread` for one (block, thread)."""
+def thread_call(child: Child, block: str, thread: str, grid: str, block_dim: str,
+                arguments: list[str] | None = None) -> str:
+    """A call of `child__pdcc_thread` for one (block, thread), passing on the child's parameters
+    (or `arguments` in their place)."""
+    passed = ", ".join(arguments) if arguments is not None else child.forwarded
     return (f"{child.name}{THREAD_SUFFIX}{child.template_args}({block}, {thread}, {grid}, {block_dim}"
-            f"{', ' if child.parameters else ''}{child.forwarded});")
+            f"{', ' if passed else ''}{passed});")

@@ -1,0 +1,406 @@
+"""Launch aggregation (seed 000 §V, KLAP): one child launch per group of parents.
+
+At the site, a parent that would launch appends a record (the arguments that vary per parent, its
+grid and block) to its group's storage, or launches directly when the storage is full. When every
+parent of the group is done, one thread launches `child__pdcc_agg_<site>`: each of its blocks finds its
+record by binary search over the scanned block counts, idles the threads beyond the record's block size,
+and runs the (coarsened) outlined body. Arguments that are the same for the whole group are passed once.
+
+Groups: `warp` and `block` flush at the end of the parent, where every thread of the group arrives (the
+parent's body is outlined into `parent__pdcc_body`, so early `return`s are fine); `multiblock(K)` and
+`grid` groups are flushed by the last of their blocks to finish, on the device. `agg_threshold(P)`
+(warp, block): fewer than P records launch one by one. Storage is a per-site pool (`PDCC_POOL_BYTES_<site>`)
+handed out per group at run time, sized from the real launch: the group's threads times the records per
+thread (`buffer(KIND, CAP)`: CAP records per group); a failed aggregated launch falls back to launching
+(or running) each record, so no work is lost.
+"""
+
+from __future__ import annotations
+
+from pragmadp.analysis import serial
+from pragmadp.cuda.frontend import Function, Site, walk
+from pragmadp.directives import AggThreshold, Buffer, Consolidate, Work
+from pragmadp.report import rules
+from pragmadp.report.remarks import Kind
+from pragmadp.source import Rope, Span
+from pragmadp.transforms import Rewrite
+from pragmadp.transforms.launch import SiteCode, define_macro
+from pragmadp.transforms.outline import Child, define_after_child, thread_call
+from pragmadp.transforms.outline import parameters as outline_parameters
+from pragmadp.transforms.outline import template_arguments as outline_template_arguments
+
+PASS = "consldt"
+DEFAULT_POOL_BYTES = 64 << 20
+MAX_GROUPS = 65536
+_REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM)
+_UNIFORM_BUILTINS = {"gridDim", "blockDim"}
+
+
+class Aggregation:
+    """What the parent's wrapper kernel must do for one aggregated site (prologue and epilogue)."""
+
+    def __init__(self, site: Site, granularity: str, names: dict[str, str], uniform_values: list[str],
+                 threshold: bool):
+        self.site = site
+        self.granularity = granularity
+        self.names = names
+        self.uniform_values = uniform_values
+        self.threshold = threshold
+
+
+def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, coarsen_macro: str | None) -> None:
+    unit = result.unit
+    clause: Consolidate = directive.clause(Consolidate)
+    launch = site.launch
+    reason = _refusal(result, site, child)
+    if reason is not None:
+        rule, message = reason
+        result.remark(Kind.MISSED, rule, f"{message}; the launches are not aggregated", clause.span, site, PASS,
+                      child=child.name)
+        return
+    s = site.name
+    granularity = clause.granularity
+    function_text = unit.text(launch.function)
+    identifier = function_text.rfind(child.name, 0, len(function_text) - len(_template_args_text(unit, launch)))
+    prefix, targs = function_text[:identifier], _template_args_text(unit, launch)
+    varying, uniform = _split_arguments(result, site, child, directive.clause(Work), granularity)
+    names = {"record": f"{prefix}pdcc_record_{s}{targs}", "agg": f"{prefix}{child.name}__pdcc_agg_{s}{targs}",
+             "direct": f"{prefix}{child.name}__pdcc_direct_{s}{targs}"}
+    coarsen = coarsen_macro or "1"
+    _define_child_side(result, site, child, varying, uniform, code, coarsen)
+    pool_macro, capacity = f"PDCC_POOL_BYTES_{s}", f"PDCC_RECORDS_{s}"
+    define_macro(result, site, pool_macro, str(DEFAULT_POOL_BYTES))
+    buffer: Buffer | None = directive.clause(Buffer)
+    define_macro(result, site, capacity, buffer.capacity.text if buffer and buffer.capacity else "0")
+    threshold = directive.clause(AggThreshold)
+    if granularity == "multiblock":
+        define_macro(result, site, f"PDCC_GRANULARITY_{s}", clause.blocks_per_group.text)
+    if threshold is not None:
+        define_macro(result, site, f"PDCC_AGG_THRESHOLD_{s}", threshold.value.text)
+    record_values = [code.child_args[i] for i in varying]
+    names["coarsen"] = coarsen
+    code.aggregate = (f"const {names['record']} pdcc_rec = {{{', '.join(record_values + ['pdcc_grid', 'pdcc_block'])}}};",
+                      f"if (!pdcc_append_{s}(pdcc_rec))  // storage full: launch this one directly",
+                      f"  {names['direct']}(pdcc_rec" + "".join(", " + code.child_args[i] for i in uniform)
+                      + f", {coarsen});")
+    code.passes.append(f"aggregated per {granularity}")
+    uniform_values = [unit.text(launch.arguments[i]) if i < len(launch.arguments) else child.parameters[i].default
+                      for i in uniform]
+    result.aggregations.setdefault(launch.enclosing.node.start_byte, []).append(
+        Aggregation(site, granularity, names, uniform_values, threshold is not None))
+    kind = buffer.kind if buffer else "pool"
+    result.remark(Kind.APPLIED, rules.AGGREGATE_APPLIED,
+                  f"launches of '{child.name}' aggregated per {granularity}"
+                  + (f"({clause.blocks_per_group.text})" if granularity == "multiblock" else "")
+                  + f"; {len(uniform)} of {len(child.parameters)} arguments passed once per group",
+                  Span(launch.call.start_byte, launch.call.end_byte), site, PASS, granularity=granularity,
+                  uniform_arguments=[child.parameters[i].name for i in uniform],
+                  varying_arguments=[child.parameters[i].name for i in varying])
+    result.remark(Kind.ANALYSIS, rules.AGGREGATE_STORAGE,
+                  f"record storage: a pool of {pool_macro} (= {DEFAULT_POOL_BYTES >> 20} MiB) reserved on the device; "
+                  f"each group takes {capacity if buffer and buffer.capacity else 'one record per parent thread'} "
+                  f"records of {len(varying)} arguments plus grid and block at run time; overflow launches directly"
+                  + ("" if kind == "pool" else " (buffer(malloc) is served from the pool too)"),
+                  clause.span, site, PASS, pool_bytes=DEFAULT_POOL_BYTES, pool_macro=pool_macro,
+                  capacity_macro=capacity)
+
+
+def _template_args_text(unit, launch) -> str:
+    node = launch.function
+    while node.type == "qualified_identifier":
+        node = node.child_by_field_name("name")
+    if node.type == "template_function":
+        return unit.text(node.child_by_field_name("arguments"))
+    return ""
+
+
+def _refusal(result: Rewrite, site: Site, child: Child):
+    """Why this site's launches cannot be aggregated, or None."""
+    launch = site.launch
+    found = next((o for o in serial.obstacles(result.unit, child.function) if o.rule in _REFUSED), None)
+    if found is not None:
+        return found.rule, f"{found.message} (an aggregated block holds idle threads)"
+    if child.function.node == launch.enclosing.node or child.name == launch.enclosing.name:
+        return rules.CHILD_RECURSIVE, f"'{child.name}' launches itself (that is consolidation, not supported yet)"
+    if child.function.outer.start_byte > launch.enclosing.outer.start_byte:
+        return rules.CHILD_UNSUPPORTED, f"child '{child.name}' is defined after its parent"
+    if child.template and not _template_args_text(result.unit, launch):
+        return rules.CHILD_UNSUPPORTED, f"the launch of template '{child.name}' has no explicit template arguments"
+    if not launch.enclosing.is_kernel:
+        return rules.CHILD_UNSUPPORTED, f"the launch is in device function '{launch.enclosing.name}', not a kernel"
+    return None
+
+
+def _assigned_names(unit, function: Function) -> set[str]:
+    """Names the parent's body assigns, increments or takes the address of."""
+    names = set()
+    for node in walk(function.body):
+        target = None
+        if node.type == "assignment_expression":
+            target = node.child_by_field_name("left")
+        elif node.type == "update_expression":
+            target = node.child_by_field_name("argument")
+        elif node.type == "pointer_expression" and unit.text(node).startswith("&"):
+            target = node.child_by_field_name("argument")
+        if target is not None:
+            names.update(unit.text(n) for n in walk(target) if n.type == "identifier")
+    return names
+
+
+def _split_arguments(result: Rewrite, site: Site, child: Child, work: Work | None, granularity: str):
+    """(varying, uniform) parameter indices: uniform arguments are the same for every parent of a group."""
+    unit = result.unit
+    parent = site.launch.enclosing
+    parameters = {unit.text(n) for p in parent.parameters.named_children for n in walk(p)
+                  if n.type == "identifier" and n.parent.type != "parameter_list"} - {""}
+    stable = parameters - _assigned_names(unit, parent)
+    allowed = stable | _UNIFORM_BUILTINS | ({"blockIdx"} if granularity in ("warp", "block") else set())
+    varying, uniform = [], []
+    for index, parameter in enumerate(child.parameters):
+        if index >= len(site.launch.arguments):
+            uniform.append(index)  # a default value
+            continue
+        node = site.launch.arguments[index]
+        identifiers = [n for n in walk(node) if n.type == "identifier"]
+        mentions_work = work is not None and any(unit.text(n) in work.names for n in identifiers)
+        calls = any(n.type in ("call_expression", "assignment_expression", "update_expression") for n in walk(node))
+        if parameter.name.endswith("...") or mentions_work or calls or \
+                any(unit.text(n) not in allowed for n in identifiers):
+            varying.append(index)
+        else:
+            uniform.append(index)
+    return varying, uniform
+
+
+def _define_child_side(result: Rewrite, site: Site, child: Child, varying: list[int], uniform: list[int],
+                       code: SiteCode, coarsen: str) -> None:
+    """The record type, the aggregated kernel and the one-record launch, after the child."""
+    s = site.name
+    coarsened = coarsen != "1"
+    fields = "".join(f"  {child.parameters[i].declaration};\n" for i in varying)
+    uniform_declarations = "".join(", " + child.parameters[i].declaration for i in uniform)
+    record = f"pdcc_record_{s}{child.template_args}"
+    arguments = [f"pdcc_rec.{child.parameters[i].name}" if i in varying else child.parameters[i].name
+                 for i in range(len(child.parameters))]
+    body = thread_call(child, "make_uint3(pdcc_bx, pdcc_b.y, pdcc_b.z)", "pdcc_t", "pdcc_rec.pdcc_grid",
+                       "pdcc_rec.pdcc_block", arguments)
+    one = SiteCode(kernel=f"{child.name}{'__pdcc_coarse' if coarsened else ''}{child.template_args}",
+                   arguments=[*arguments, "pdcc_grid"] if coarsened else arguments, extra_config="",
+                   grid="pdcc_cgrid" if coarsened else "pdcc_grid")
+    if serial.obstacle(result.unit, child.function) is None:
+        one.serial = (f"{child.name}__pdcc_serial{child.template_args}(pdcc_grid, pdcc_block"
+                      + "".join(", " + a for a in arguments) + ");")
+    coarse_setup = ("  dim3 pdcc_cgrid = pdcc_grid;\n"
+                    "  pdcc_cgrid.x = (pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen;\n" if coarsened else "")
+    text = (f"\n// pdcc: one parent's launch of '{child.name}' at site {s}, kept for the aggregated launch\n"
+            f"{child.template}struct pdcc_record_{s} {{\n{fields}  dim3 pdcc_grid;\n  dim3 pdcc_block;\n}};\n"
+            f"\n// pdcc: the launches of a group of parents at site {s} as one grid\n"
+            f"{child.template}__global__ void {child.name}__pdcc_agg_{s}(const {record}* pdcc_records, "
+            f"const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen{uniform_declarations})\n{{\n"
+            "  const unsigned pdcc_r = pdcc::find_record(pdcc_ends, pdcc_count, blockIdx.x);\n"
+            f"  const {record} pdcc_rec = pdcc_records[pdcc_r];\n"
+            "  if (threadIdx.x >= pdcc::record_threads(pdcc_rec)) return;  // this record's blocks are smaller\n"
+            "  const unsigned pdcc_cx = (pdcc_rec.pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen;\n"
+            "  const uint3 pdcc_b = pdcc::unflatten(blockIdx.x - (pdcc_r ? pdcc_ends[pdcc_r - 1] : 0u),\n"
+            "                                       dim3(pdcc_cx, pdcc_rec.pdcc_grid.y, pdcc_rec.pdcc_grid.z));\n"
+            "  const uint3 pdcc_t = pdcc::unflatten(threadIdx.x, pdcc_rec.pdcc_block);\n"
+            "  for (unsigned int pdcc_bx = pdcc_b.x; pdcc_bx < pdcc_rec.pdcc_grid.x; pdcc_bx += pdcc_cx)\n"
+            f"    {body}\n}}\n"
+            "\n// pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)\n"
+            f"{child.template}static __device__ void {child.name}__pdcc_direct_{s}(const {record}& pdcc_rec"
+            f"{uniform_declarations}, unsigned pdcc_coarsen)\n{{\n"
+            "  const dim3 pdcc_grid = pdcc_rec.pdcc_grid;\n  const dim3 pdcc_block = pdcc_rec.pdcc_block;\n"
+            f"{coarse_setup}" + "".join(line + "\n" for line in one.checked_launch("  ")) + "}\n")
+    define_after_child(result, site, child, f"agg:{s}", text)
+
+
+def wrap_parents(result: Rewrite) -> None:
+    """Outlines each aggregating parent's body and wraps it in a kernel that sets up and flushes its groups."""
+    unit = result.unit
+    source = unit.source
+    source_line = source.line_of
+    result.edits.insert(0, Rope(source).write('#include "pdcc_rt.cuh"  // pdcc: the device runtime\n', 1))
+    for parent_start, aggregations in result.aggregations.items():
+        parent = next(f for f in unit.functions if f.node.start_byte == parent_start)
+        body_name = f"{parent.name}__pdcc_body"
+        header_edits = [(n.start_byte, n.end_byte, "static __device__") for n in parent.node.children
+                        if unit.text(n) == "__global__"]
+        bounds = next((n for n in parent.node.children if n.type == "launch_bounds"), None)
+        if bounds is not None:
+            header_edits.append((bounds.start_byte, bounds.end_byte, ""))
+        name_node = parent.parameters.parent.child_by_field_name("declarator")
+        header_edits.append((name_node.start_byte, name_node.end_byte, body_name))
+        for start, end, text in header_edits:
+            result.edits.replace(start, end, Rope(source).write(text, source_line(start)))
+        line = source_line(parent.node.start_byte)
+        for aggregation in aggregations:
+            result.preludes.setdefault(parent.outer.start_byte, []).append(_group_state(aggregation))
+        parameters = outline_parameters(unit, parent)
+        declarations = ", ".join(p.declaration for p in parameters)
+        names = ", ".join(p.name for p in parameters)
+        template = "template " + unit.text(parent.template_parameters) + "\n" if parent.template_parameters else ""
+        targs = outline_template_arguments(unit, parent)
+        wrapper = (f"\n// pdcc: '{parent.name}' as launched: its body, then one flush per aggregated site\n"
+                   f"{template}__global__ void {unit.text(bounds) + ' ' if bounds is not None else ''}"
+                   f"{parent.name}({declarations})\n{{\n"
+                   + "".join(_prologue(a) for a in aggregations)
+                   + f"  {body_name}{targs}({names});\n"
+                   + "".join(_epilogue(a) for a in aggregations)
+                   + "  __syncthreads();\n"
+                   + "".join(f"  if (pdcc::linear_thread() == 0) pdcc::pool_block_done(pdcc_pool_{a.site.name});\n"
+                             for a in aggregations)
+                   + "}\n")
+        newline = source.data.find(b"\n", parent.outer.end_byte)
+        result.edits.insert(newline + 1 if newline >= 0 else len(source.data), Rope(source).write(wrapper, line))
+
+
+def _per_block(granularity: str) -> bool:
+    return granularity in ("warp", "block")
+
+
+def _group_state(aggregation: Aggregation) -> str:
+    """Namespace-scope state of one site and the function that appends a record to its group."""
+    s = aggregation.site.name
+    common = (f"__device__ pdcc::Pool pdcc_pool_{s};\n"
+              f"__device__ unsigned char pdcc_storage_{s}[PDCC_POOL_BYTES_{s}];\n"
+              f"__shared__ unsigned pdcc_scratch_{s}[33];\n__shared__ int pdcc_flag_{s};\n")
+    if _per_block(aggregation.granularity):
+        group, capacity = ("pdcc::linear_thread() >> 5", "32u") if aggregation.granularity == "warp" \
+            else ("0u", "pdcc::block_threads()")
+        return (f"// pdcc: site {s}'s groups ({aggregation.granularity}): records per group, this block's storage\n"
+                f"__shared__ unsigned pdcc_count_{s}[32];\n__shared__ unsigned char* pdcc_chunk_{s};\n{common}"
+                f"static __device__ __forceinline__ unsigned pdcc_capacity_{s}() {{ "
+                f"return PDCC_RECORDS_{s} ? PDCC_RECORDS_{s} : {capacity}; }}\n"
+                f"template <typename Record>\nstatic __device__ bool pdcc_append_{s}(const Record& pdcc_rec)\n{{\n"
+                f"  if (pdcc_chunk_{s} == nullptr) return false;\n"
+                f"  const unsigned pdcc_group = {group}, pdcc_capacity = pdcc_capacity_{s}();\n"
+                f"  const unsigned pdcc_slot = atomicAdd(&pdcc_count_{s}[pdcc_group], 1u);\n"
+                "  if (pdcc_slot >= pdcc_capacity) return false;  // full: the caller launches directly\n"
+                f"  reinterpret_cast<Record*>(pdcc_chunk_{s})[pdcc_group * pdcc_capacity + pdcc_slot] = pdcc_rec;\n"
+                "  return true;\n}\n")
+    groups = "1" if aggregation.granularity == "grid" else str(MAX_GROUPS)
+    return (f"// pdcc: site {s}'s groups ({aggregation.granularity}), shared by their blocks\n"
+            f"__device__ pdcc::GroupSlot pdcc_groups_{s}[{groups}];\n__shared__ pdcc::GroupSlot* pdcc_group_{s};\n"
+            f"{common}"
+            f"static __device__ __forceinline__ unsigned pdcc_blocks_per_group_{s}() {{ return "
+            + ("gridDim.x * gridDim.y * gridDim.z" if aggregation.granularity == "grid" else f"PDCC_GRANULARITY_{s}")
+            + "; }\n"
+            f"template <typename Record>\nstatic __device__ bool pdcc_append_{s}(const Record& pdcc_rec)\n{{\n"
+            f"  pdcc::GroupSlot* pdcc_group = pdcc_group_{s};\n"
+            "  if (pdcc_group == nullptr || pdcc_group->records == nullptr) return false;\n"
+            "  const unsigned pdcc_slot = atomicAdd(&pdcc_group->count, 1u);\n"
+            "  if (pdcc_slot >= pdcc_group->capacity) return false;  // full: the caller launches directly\n"
+            "  reinterpret_cast<Record*>(pdcc_group->records)[pdcc_slot] = pdcc_rec;\n"
+            "  return true;\n}\n")
+
+
+def _coarsen_value(aggregation: Aggregation) -> str:
+    return aggregation.names.get("coarsen", "1u")
+
+
+def _prologue(aggregation: Aggregation) -> str:
+    s, record = aggregation.site.name, aggregation.names["record"]
+    if _per_block(aggregation.granularity):
+        groups = "(pdcc::block_threads() + 31u) / 32u" if aggregation.granularity == "warp" else "1u"
+        return (f"  if (pdcc::linear_thread() < 32u) pdcc_count_{s}[pdcc::linear_thread()] = 0u;\n"
+                f"  if (pdcc::linear_thread() == 0u)  // this block's records for site {s}, then their scanned ends\n"
+                f"    pdcc_chunk_{s} = pdcc::pool_take(pdcc_pool_{s}, pdcc_storage_{s}, PDCC_POOL_BYTES_{s},\n"
+                f"        (unsigned long long){groups} * pdcc_capacity_{s}() * (sizeof({record}) + 4u));\n"
+                "  __syncthreads();\n")
+    return (f"  if (pdcc::linear_thread() == 0u) {{  // join this block's group for site {s}\n"
+            "    const unsigned pdcc_blocks = gridDim.x * gridDim.y * gridDim.z;\n"
+            f"    const unsigned pdcc_k = pdcc_blocks_per_group_{s}();\n"
+            f"    const unsigned pdcc_capacity = PDCC_RECORDS_{s} ? PDCC_RECORDS_{s} : pdcc_k * pdcc::block_threads();\n"
+            f"    pdcc_group_{s} = (pdcc_blocks + pdcc_k - 1) / pdcc_k <= sizeof(pdcc_groups_{s}) / sizeof(pdcc::GroupSlot)\n"
+            f"        ? pdcc::join_group(pdcc_groups_{s}, pdcc::linear_block() / pdcc_k, pdcc_pool_{s}, pdcc_storage_{s},\n"
+            f"                           PDCC_POOL_BYTES_{s}, pdcc_capacity, sizeof({record}))\n"
+            "        : nullptr;  // more groups than slots: every parent launches directly\n"
+            "  }\n  __syncthreads();\n")
+
+
+def _flush(aggregation: Aggregation, scan: str, leader: str, publish: str, stride: str, start: str) -> str:
+    """Scan the group's records, launch them as one grid, or launch them one by one.
+
+    `publish` makes the leader's `pdcc_failed` known to the whole group as `pdcc_one_by_one`.
+    """
+    s, names = aggregation.site.name, aggregation.names
+    uniform = "".join(", " + value for value in aggregation.uniform_values)
+    coarsen = _coarsen_value(aggregation)
+    few = f"PDCC_AGG_THRESHOLD_{s}" if aggregation.threshold else "1u"
+    return (f"    bool pdcc_one_by_one = pdcc_n < {few};\n"
+            "    if (pdcc_n > 0u && !pdcc_one_by_one) {\n"
+            "      unsigned pdcc_widest = 0;\n"
+            f"      const unsigned pdcc_total = {scan};\n"
+            "      unsigned pdcc_failed = 0u;\n"
+            f"      if ({leader}) {{\n"
+            "        (void)cudaGetLastError();\n"
+            f"        {names['agg']}<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, {coarsen}{uniform});"
+            " // pdcc: generated\n"
+            "        pdcc_failed = cudaGetLastError() != cudaSuccess;\n"
+            "      }\n"
+            f"{publish}"
+            "    }\n"
+            "    if (pdcc_one_by_one)  // few records, or the aggregated launch failed: launch each record\n"
+            f"      for (unsigned pdcc_i = {start}; pdcc_i < pdcc_n; pdcc_i += {stride})\n"
+            f"        {names['direct']}(pdcc_records[pdcc_i]{uniform}, {coarsen});\n")
+
+
+def _block_publish(s: str) -> str:
+    return (f"      if (pdcc::linear_thread() == 0u) pdcc_flag_{s} = pdcc_failed;\n"
+            f"      __syncthreads();\n      pdcc_one_by_one = pdcc_flag_{s};\n")
+
+
+def _epilogue(aggregation: Aggregation) -> str:
+    s, record = aggregation.site.name, aggregation.names["record"]
+    block_scan = (f"pdcc::block_scan_records(pdcc_records, pdcc_ends, pdcc_n, {_coarsen_value(aggregation)}, "
+                  f"pdcc_scratch_{s}, &pdcc_widest)")
+    if aggregation.granularity == "warp":
+        return (f"  {{ // pdcc: flush site {s}: one aggregated launch per warp\n"
+                "    const unsigned pdcc_mask = pdcc::warp_lanes(), pdcc_lane = pdcc::linear_thread() & 31u;\n"
+                "    __syncwarp(pdcc_mask);\n"
+                f"    const unsigned pdcc_capacity = pdcc_capacity_{s}(), pdcc_group = pdcc::linear_thread() >> 5;\n"
+                f"    const unsigned pdcc_groups = (pdcc::block_threads() + 31u) / 32u;\n"
+                f"    {record}* pdcc_records = reinterpret_cast<{record}*>(pdcc_chunk_{s}) + pdcc_group * pdcc_capacity;\n"
+                f"    unsigned* pdcc_ends = reinterpret_cast<unsigned*>(reinterpret_cast<{record}*>(pdcc_chunk_{s})"
+                " + pdcc_groups * pdcc_capacity) + pdcc_group * pdcc_capacity;\n"
+                f"    const unsigned pdcc_n = pdcc_chunk_{s} ? min(pdcc_count_{s}[pdcc_group], pdcc_capacity) : 0u;\n"
+                + _flush(aggregation,
+                         f"pdcc::warp_scan_records(pdcc_records, pdcc_ends, pdcc_n, {_coarsen_value(aggregation)}, "
+                         "pdcc_mask, &pdcc_widest)",
+                         "pdcc_lane == 0u", "      pdcc_one_by_one = __shfl_sync(pdcc_mask, pdcc_failed, 0);\n",
+                         "32u", "pdcc_lane")
+                + "  }\n")
+    if aggregation.granularity == "block":
+        return (f"  {{ // pdcc: flush site {s}: one aggregated launch per block\n"
+                "    __syncthreads();\n"
+                f"    const unsigned pdcc_capacity = pdcc_capacity_{s}();\n"
+                f"    {record}* pdcc_records = reinterpret_cast<{record}*>(pdcc_chunk_{s});\n"
+                "    unsigned* pdcc_ends = reinterpret_cast<unsigned*>(pdcc_records + pdcc_capacity);\n"
+                f"    const unsigned pdcc_n = pdcc_chunk_{s} ? min(pdcc_count_{s}[0], pdcc_capacity) : 0u;\n"
+                + _flush(aggregation, block_scan, "pdcc::linear_thread() == 0u", _block_publish(s),
+                         "pdcc::block_threads()", "pdcc::linear_thread()")
+                + "  }\n")
+    return (f"  {{ // pdcc: flush site {s}: the last block of each group launches for the whole group\n"
+            "    __threadfence();\n    __syncthreads();\n"
+            f"    pdcc::GroupSlot* pdcc_slot = pdcc_group_{s};\n"
+            "    if (pdcc::linear_thread() == 0u) {\n"
+            "      const unsigned pdcc_blocks = gridDim.x * gridDim.y * gridDim.z;\n"
+            f"      const unsigned pdcc_k = pdcc_blocks_per_group_{s}(), pdcc_first = pdcc::linear_block() / pdcc_k * pdcc_k;\n"
+            "      const unsigned pdcc_members = min(pdcc_k, pdcc_blocks - pdcc_first);\n"
+            f"      pdcc_flag_{s} = pdcc_slot != nullptr && atomicAdd(&pdcc_slot->blocks_done, 1u) == pdcc_members - 1u;\n"
+            "    }\n    __syncthreads();\n"
+            f"    if (pdcc_flag_{s}) {{\n"
+            "      __threadfence();\n"
+            f"      {record}* pdcc_records = reinterpret_cast<{record}*>(pdcc_slot->records);\n"
+            "      const unsigned pdcc_capacity = pdcc_slot->capacity;\n"
+            "      unsigned* pdcc_ends = reinterpret_cast<unsigned*>(pdcc_records + pdcc_capacity);\n"
+            "      const unsigned pdcc_n = min(*(volatile unsigned*)&pdcc_slot->count, pdcc_capacity);\n"
+            "      __syncthreads();\n"
+            + "".join("  " + line + "\n" for line in _flush(
+                aggregation, block_scan, "pdcc::linear_thread() == 0u", _block_publish(s),
+                "pdcc::block_threads()", "pdcc::linear_thread()").splitlines())
+            + "      __syncthreads();\n"
+            "      if (pdcc::linear_thread() == 0u) {  // free the slot for the parent's next launch\n"
+            "        pdcc_slot->records = nullptr;\n        pdcc_slot->count = 0u;\n        pdcc_slot->blocks_done = 0u;\n"
+            "        __threadfence();\n        atomicExch(&pdcc_slot->state, 0);\n      }\n"
+            "    }\n  }\n")
