@@ -60,13 +60,18 @@ def build(compiler: list[str], source: Path, output: Path, flags: list[str], log
     return done.returncode == 0
 
 
-def with_clauses(source: Path, clauses: str, out: Path) -> Path:
-    """A copy of an annotated sample whose threshold sites carry `clauses` instead (one configuration)."""
+def with_clauses(source: Path, clauses: str, out: Path) -> Path | None:
+    """A copy of an annotated sample whose threshold sites carry `clauses` instead (one configuration),
+    or None when the sample has no such site (its configurations would all be the same program)."""
     lines = source.read_text().splitlines(keepends=True)
+    replaced = False
     for index, line in enumerate(lines):
         stripped = line.lstrip()
         if stripped.startswith("#pragma dp") and "threshold(" in stripped:
             lines[index] = line[:len(line) - len(stripped)] + f"#pragma dp {clauses}\n"
+            replaced = True
+    if not replaced:
+        return None
     copy = out / "src" / f"{source.stem}.{re.sub(r'[^A-Za-z0-9]+', '_', clauses).strip('_')}.cu"
     copy.parent.mkdir(parents=True, exist_ok=True)
     copy.write_text("".join(lines))
@@ -86,7 +91,8 @@ def build_all(config: dict, out: Path) -> dict[tuple[str, str], Path | None]:
                      ("best", ["nvcc"], directory / f"{name}_best.cu", [arch, *sample.get("best_flags", [])])]
             for configuration in config["pdcc_configurations"]:
                 source = with_clauses(directory / f"{name}_dp.cu", configuration["clauses"], out)
-                plans.append((configuration["name"], pdcc_command(), source, [arch, "-q", "-I", str(directory)]))
+                if source is not None:
+                    plans.append((configuration["name"], pdcc_command(), source, [arch, "-q", "-I", str(directory)]))
             for variant, compiler, source, flags in plans:
                 binary = out / "bin" / f"{name}-{variant.replace(' ', '_')}"
                 log = out / "logs" / f"build-{binary.name}.log"
@@ -227,6 +233,8 @@ def main() -> int:
         for item in sample["inputs"]:
             args = [a.replace("{data}", str(data)) for a in item["args"]]
             for variant in (*PLAIN_VARIANTS, *pdcc_names):
+                if (sample["name"], variant) not in binaries:
+                    continue  # no site this configuration applies to
                 run = run_one(binaries[(sample["name"], variant)], sample["name"], item["label"], variant, args,
                               reps, config["timeout_s"], out / "logs" / f"run-{sample['name']}.log")
                 runs.append(run)

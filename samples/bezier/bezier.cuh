@@ -1,5 +1,6 @@
 // Bézier line tessellation: curves, the per-curve point count, the offset pipeline shared by all
-// variants (count kernel + exclusive scan), CPU reference and checker.
+// variants (count kernel + exclusive scan), CPU reference and checker, and the host side every variant's
+// main() hands its launch to (run).
 //
 // Each quadratic curve gets a number of points that grows with its curvature (1..max_points), so the
 // nested loop "for every curve, for every point" is very irregular. Points of curve i are stored
@@ -38,6 +39,14 @@ __host__ __device__ inline float2 point_at(const Curve& c, int j, int count) {
   float s = 1.0f - t;
   float a = s * s, b = 2.0f * s * t, d = t * t;
   return make_float2(a * c.p0.x + b * c.p1.x + d * c.p2.x, a * c.p0.y + b * c.p1.y + d * c.p2.y);
+}
+
+// The point count of curve i for the variants that write a curve's points themselves, or -1 when i is
+// past the last curve or the curve's points would end past the allocation (wrong offsets must not write
+// out of bounds).
+__device__ inline int checked_count(const long long* offsets, int n, long long capacity, long long i) {
+  if (i >= n || offsets[i + 1] > capacity) return -1;
+  return (int)(offsets[i + 1] - offsets[i]);
 }
 
 // ---- the offset pipeline (every variant runs it first) -----------------------------------------------
@@ -147,10 +156,7 @@ inline Device to_device(const Input& in) {
 }
 
 inline void free_device(Device& d) {
-  CUDA_CHECK(cudaFree(d.curves));
-  CUDA_CHECK(cudaFree(d.counts));
-  CUDA_CHECK(cudaFree(d.offsets));
-  CUDA_CHECK(cudaFree(d.points));
+  sample::free_all(d.curves, d.counts, d.offsets, d.points);
   d = Device{};
 }
 
@@ -204,6 +210,28 @@ inline bool check(const Input& in, const Device& d, std::string& detail) {
   std::snprintf(buf, sizeof buf, "%lld points, %lld missing or wrong, max error %.3g", in.total(), missing, max_err);
   detail = buf;
   return missing == 0;
+}
+
+// ---- host side of every variant -------------------------------------------------------------------
+
+// Builds the curves from the options, times compute_offsets(d) then launch(d) (the points reset to NaN
+// before each run), checks the last run and prints the result line.
+template <typename Launch>
+int run(int argc, char** argv, const char* variant, Launch launch) {
+  sample::Options opts = sample::parse_options(argc, argv);
+  Input in = make_input(opts);
+  Device d = to_device(in);
+
+  std::vector<double> times = sample::time_runs(opts.reps, [&] { reset(d); }, [&] {
+    compute_offsets(d);
+    launch(d);
+  });
+
+  std::string detail;
+  bool ok = check(in, d, detail);
+  sample::print_result("bezier", variant, in.name, times, ok, detail, bytes_moved(in));
+  free_device(d);
+  return 0;
 }
 
 }  // namespace bezier

@@ -12,8 +12,8 @@ __global__ void tessellate_warps(const bezier::Curve* curves, const long long* o
                                  float2* points) {
   long long i = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32;  // curve of this warp
   int lane = threadIdx.x & 31;
-  if (i >= n || offsets[i + 1] > capacity) return;
-  int count = (int)(offsets[i + 1] - offsets[i]);
+  int count = bezier::checked_count(offsets, n, capacity, i);
+  if (count < 0) return;
   bezier::Curve c = curves[i];
   float2* out = points + offsets[i];
   for (int j = lane; j < count; j += 32) out[j] = bezier::point_at(c, j, count);
@@ -22,19 +22,8 @@ __global__ void tessellate_warps(const bezier::Curve* curves, const long long* o
 }  // namespace
 
 int main(int argc, char** argv) {
-  sample::Options opts = sample::parse_options(argc, argv);
-  bezier::Input in = bezier::make_input(opts);
-  bezier::Device d = bezier::to_device(in);
-
-  long long blocks = ((long long)d.n * 32 + kBlock - 1) / kBlock;
-  std::vector<double> times = sample::time_runs(opts.reps, [&] { bezier::reset(d); }, [&] {
-    bezier::compute_offsets(d);
+  return bezier::run(argc, argv, "best", [](const bezier::Device& d) {
+    long long blocks = ((long long)d.n * 32 + kBlock - 1) / kBlock;
     if (blocks) tessellate_warps<<<(unsigned)blocks, kBlock>>>(d.curves, d.offsets, d.n, d.capacity, d.points);
   });
-
-  std::string detail;
-  bool ok = bezier::check(in, d, detail);
-  sample::print_result("bezier", "best", in.name, times, ok, detail, bezier::bytes_moved(in));
-  bezier::free_device(d);
-  return 0;
 }

@@ -25,18 +25,7 @@ __global__ void tessellate(const bezier::Curve* curves, const long long* offsets
 }
 
 int main(int argc, char** argv) {
-  sample::Options opts = sample::parse_options(argc, argv);
-  bezier::Input in = bezier::make_input(opts);
-  bezier::Device d = bezier::to_device(in);
-
-  std::vector<double> times = sample::time_runs(opts.reps, [&] { bezier::reset(d); }, [&] {
-    bezier::compute_offsets(d);
+  return bezier::run(argc, argv, "dp", [](const bezier::Device& d) {
     if (d.n) tessellate<<<(d.n + 127) / 128, 128>>>(d.curves, d.offsets, d.n, d.capacity, d.points);
   });
-
-  std::string detail;
-  bool ok = bezier::check(in, d, detail);
-  sample::print_result("bezier", "dp", in.name, times, ok, detail, bezier::bytes_moved(in));
-  bezier::free_device(d);
-  return 0;
 }

@@ -53,4 +53,17 @@ inline void report(const char* variant, const graph::GraphProblem& p, const std:
   sample::print_result("bfs", variant, p.in.name, times, ok, detail, graph::traversal_bytes(p.in.g, want, kUnvisited, 8));
 }
 
+// The host side of every variant: builds the graph from the options, times whole searches from vertex 0
+// (one launch(p, p.frontier, depth) per level, until the frontier empties), checks and reports the last.
+template <typename Launch>
+int run(int argc, char** argv, const char* variant, Launch launch) {
+  sample::Options opt = sample::parse_options(argc, argv);
+  graph::GraphProblem p(graph::load_graph(opt), kUnvisitedByte);
+  std::vector<double> times = sample::time_runs(opt.reps, [&] { p.reset(); }, [&] {
+    p.run([&](int depth) { launch(p, p.frontier, depth); });
+  });
+  report(variant, p, times);
+  return 0;
+}
+
 }  // namespace bfs

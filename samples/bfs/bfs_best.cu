@@ -14,15 +14,8 @@ __global__ void expand_frontier(const int* row_ptr, const int* col, int* level, 
 }
 
 int main(int argc, char** argv) {
-  sample::Options opt = sample::parse_options(argc, argv);
-  graph::GraphProblem p(graph::load_graph(opt), bfs::kUnvisitedByte);
-  graph::Frontier& f = p.frontier;
-  std::vector<double> times = sample::time_runs(opt.reps, [&] { p.reset(); }, [&] {
-    p.run([&](int depth) {
-      expand_frontier<<<graph::blocks_for(32LL * f.size, 256), 256>>>(p.g.row_ptr, p.g.col, p.value, f.cur, f.size,
-                                                                     f.next, f.next_size, depth + 1);
-    });
+  return bfs::run(argc, argv, "best", [](const graph::GraphProblem& p, const graph::Frontier& f, int depth) {
+    expand_frontier<<<graph::blocks_for(32LL * f.size, 256), 256>>>(p.g.row_ptr, p.g.col, p.value, f.cur, f.size,
+                                                                   f.next, f.next_size, depth + 1);
   });
-  bfs::report("best", p, times);
-  return 0;
 }

@@ -143,6 +143,13 @@ struct GraphProblem {
 // racing read is well defined); used to skip atomics that cannot succeed.
 __device__ inline int load_relaxed(const int* p) { return *(const volatile int*)p; }
 
+// The vertex of thread t in a one-thread-per-vertex kernel (the flat variants): queue[t], or -1 for the
+// threads past the end of the queue.
+__device__ inline int thread_vertex(const int* queue, int size) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  return t < size ? queue[t] : -1;
+}
+
 // Appends u to a queue with one atomic per thread (dp children and flat loops).
 __device__ inline void enqueue(int u, int* queue, int* size) { queue[atomicAdd(size, 1)] = u; }
 

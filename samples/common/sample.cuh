@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,12 @@ std::vector<double> time_runs(int reps, Reset reset, Run run) {
   CUDA_CHECK(cudaEventDestroy(start));
   CUDA_CHECK(cudaEventDestroy(stop));
   return times;
+}
+
+// cudaFree on each pointer in turn, every call checked.
+template <typename... T>
+void free_all(T*... ptrs) {
+  for (void* p : {static_cast<void*>(ptrs)...}) CUDA_CHECK(cudaFree(p));
 }
 
 inline double median(std::vector<double> v) {

@@ -160,6 +160,14 @@ struct Problem {
     double bytes = 4.0 * (a.n + 1) + 12.0 * (double)a.nnz() + 4.0 * a.n;
     sample::print_result("spmv", variant, name, times, ok, detail, bytes);
   }
+
+  // The timed part of every variant: times launch() (the whole product, y poisoned before each run),
+  // then checks the last run and prints the result line.
+  template <typename Launch>
+  void measure(const char* variant, Launch launch) {
+    std::vector<double> times = sample::time_runs(opt.reps, [&] { reset(); }, launch);
+    report(variant, times);
+  }
 };
 
 }  // namespace spmv

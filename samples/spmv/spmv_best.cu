@@ -30,11 +30,10 @@ int main(int argc, char** argv) {
   void* buffer = nullptr;
   CUDA_CHECK(cudaMalloc(&buffer, std::max<size_t>(buffer_size, 1)));
 
-  std::vector<double> times = sample::time_runs(p.opt.reps, [&] { p.reset(); }, [&] {
+  p.measure("best", [&] {
     CUSPARSE_CHECK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat, vx, &beta, vy, CUDA_R_32F,
                                 CUSPARSE_SPMV_ALG_DEFAULT, buffer));
   });
-  p.report("best", times);
 
   CUDA_CHECK(cudaFree(buffer));
   CUSPARSE_CHECK(cusparseDestroyDnVec(vy));

@@ -12,9 +12,6 @@ __global__ void spmv_rows(const int* row_ptr, const int* col, const float* val, 
 int main(int argc, char** argv) {
   spmv::Problem p(sample::parse_options(argc, argv));
   int blocks = (int)(((long long)p.a.n + 255) / 256);
-  std::vector<double> times = sample::time_runs(p.opt.reps, [&] { p.reset(); }, [&] {
-    spmv_rows<<<blocks, 256>>>(p.d.row_ptr, p.d.col, p.d.val, p.dx, p.dy, p.a.n);
-  });
-  p.report("flat", times);
+  p.measure("flat", [&] { spmv_rows<<<blocks, 256>>>(p.d.row_ptr, p.d.col, p.d.val, p.dx, p.dy, p.a.n); });
   return 0;
 }

@@ -111,4 +111,20 @@ inline void report(const char* variant, const graph::GraphProblem& p, int rounds
   sample::print_result("sssp", variant, p.in.name, times, ok, detail, graph::traversal_bytes(p.in.g, want, kInf, 12));
 }
 
+// The host side of every variant: builds the weighted graph from the options, times whole searches from
+// vertex 0 (one launch(p, p.frontier, stamp, step) per round, until the worklist empties), checks and
+// reports the last.
+template <typename Launch>
+int run(int argc, char** argv, const char* variant, Launch launch) {
+  sample::Options opt = sample::parse_options(argc, argv);
+  graph::GraphProblem p(load(opt), kInfByte);
+  Stamps s(p.in.g.n);
+  int rounds = 0;
+  std::vector<double> times = sample::time_runs(opt.reps, [&] { p.reset(); s.reset(); }, [&] {
+    rounds = p.run([&](int step) { launch(p, p.frontier, s.stamp, step); });
+  });
+  report(variant, p, rounds, times);
+  return 0;
+}
+
 }  // namespace sssp

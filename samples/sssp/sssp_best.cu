@@ -15,17 +15,8 @@ __global__ void relax_round(const int* row_ptr, const int* col, const float* val
 }
 
 int main(int argc, char** argv) {
-  sample::Options opt = sample::parse_options(argc, argv);
-  graph::GraphProblem p(sssp::load(opt), sssp::kInfByte);
-  sssp::Stamps s(p.in.g.n);
-  graph::Frontier& f = p.frontier;
-  int rounds = 0;
-  std::vector<double> times = sample::time_runs(opt.reps, [&] { p.reset(); s.reset(); }, [&] {
-    rounds = p.run([&](int step) {
-      relax_round<<<graph::blocks_for(32LL * f.size, 256), 256>>>(p.g.row_ptr, p.g.col, p.g.val, p.value, s.stamp,
-                                                                  f.cur, f.size, f.next, f.next_size, step + 1);
-    });
+  return sssp::run(argc, argv, "best", [](const graph::GraphProblem& p, const graph::Frontier& f, int* stamp, int step) {
+    relax_round<<<graph::blocks_for(32LL * f.size, 256), 256>>>(p.g.row_ptr, p.g.col, p.g.val, p.value, stamp,
+                                                                f.cur, f.size, f.next, f.next_size, step + 1);
   });
-  sssp::report("best", p, rounds, times);
-  return 0;
 }

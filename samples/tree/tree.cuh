@@ -1,5 +1,6 @@
-// Tree traversal: a generated irregular tree, the per-node results, CPU reference and checker, and the
-// level-by-level host loop the two flat variants share.
+// Tree traversal: a generated irregular tree, the per-node results, CPU reference and checker, the
+// level-by-level host loop the two flat variants share, and the host side every variant's main() uses
+// (Problem).
 //
 // Every node gets its depth and the sum of the values on its path from the root (root included). The
 // nested parallelism is recursive: processing a node means processing all of its children, then theirs.
@@ -104,11 +105,7 @@ inline Device to_device(const Tree& t) {
 }
 
 inline void free_device(Device& d) {
-  CUDA_CHECK(cudaFree(d.child_ptr));
-  CUDA_CHECK(cudaFree(d.children));
-  CUDA_CHECK(cudaFree(d.value));
-  CUDA_CHECK(cudaFree(d.depth));
-  CUDA_CHECK(cudaFree(d.path_sum));
+  sample::free_all(d.child_ptr, d.children, d.value, d.depth, d.path_sum);
   d = Device{};
 }
 
@@ -196,5 +193,37 @@ inline bool check(const Tree& t, const Device& d, std::string& detail) {
            " unreached, " + std::to_string(wrong) + " wrong";
   return unreached == 0 && wrong == 0;
 }
+
+// ---- host side of every variant -------------------------------------------------------------------
+
+// The tree built from the command line, on the host (t) and on the device (d).
+struct Problem {
+  sample::Options opts;
+  Input in;
+  const Tree& t;
+  Device d;
+
+  Problem(int argc, char** argv)
+      : opts(sample::parse_options(argc, argv)), in(make_input(opts)), t(in.tree), d(to_device(in.tree)) {}
+  ~Problem() { free_device(d); }
+  Problem(const Problem&) = delete;
+  Problem& operator=(const Problem&) = delete;
+
+  // Times run() with the results reset to -1 before each run, checks the last run, prints the result line.
+  template <typename Run>
+  void measure(const char* variant, Run run) {
+    std::vector<double> times = sample::time_runs(opts.reps, [&] { reset(d); }, run);
+    std::string detail;
+    bool ok = check(t, d, detail);
+    sample::print_result("tree", variant, in.name, times, ok, detail, bytes_moved(t));
+  }
+
+  // measure() for the level-synchronous variants: each run is one Levels::run with `expand`.
+  template <typename Expand>
+  void measure_levels(const char* variant, Expand expand) {
+    Levels levels(t.n);
+    measure(variant, [&] { levels.run(t, d, expand); });
+  }
+};
 
 }  // namespace tree

@@ -49,26 +49,16 @@ __global__ void expand_groups(const int* child_ptr, const int* children, const i
 }  // namespace
 
 int main(int argc, char** argv) {
-  sample::Options opts = sample::parse_options(argc, argv);
-  tree::Input in = tree::make_input(opts);
-  const tree::Tree& t = in.tree;
-  tree::Device d = tree::to_device(t);
-  tree::Levels levels(t.n);
+  tree::Problem p(argc, argv);
+  const tree::Device& d = p.d;
 
   int group_size = 1;
-  while (group_size < t.max_fanout && group_size < 32) group_size *= 2;
+  while (group_size < p.t.max_fanout && group_size < 32) group_size *= 2;
 
-  std::vector<double> times = sample::time_runs(opts.reps, [&] { tree::reset(d); }, [&] {
-    levels.run(t, d, [&](const int* frontier, int count, int* next, int* next_count) {
-      long long blocks = ((long long)count * group_size + kBlock - 1) / kBlock;
-      expand_groups<<<(unsigned)blocks, kBlock>>>(d.child_ptr, d.children, d.value, d.depth, d.path_sum, frontier,
-                                                  count, group_size, next, next_count);
-    });
+  p.measure_levels("best", [&](const int* frontier, int count, int* next, int* next_count) {
+    long long blocks = ((long long)count * group_size + kBlock - 1) / kBlock;
+    expand_groups<<<(unsigned)blocks, kBlock>>>(d.child_ptr, d.children, d.value, d.depth, d.path_sum, frontier,
+                                                count, group_size, next, next_count);
   });
-
-  std::string detail;
-  bool ok = tree::check(t, d, detail);
-  sample::print_result("tree", "best", in.name, times, ok, detail, tree::bytes_moved(t));
-  tree::free_device(d);
   return 0;
 }

@@ -22,21 +22,15 @@ __global__ void traverse(const int* child_ptr, const int* children, const int* v
 }
 
 int main(int argc, char** argv) {
-  sample::Options opts = sample::parse_options(argc, argv);
-  tree::Input in = tree::make_input(opts);
-  const tree::Tree& t = in.tree;
-  tree::Device d = tree::to_device(t);
+  tree::Problem p(argc, argv);
+  const tree::Tree& t = p.t;
+  const tree::Device& d = p.d;
 
   int root_children = t.child_ptr[t.root + 1] - t.child_ptr[t.root];
-  std::vector<double> times = sample::time_runs(opts.reps, [&] { tree::reset(d); }, [&] {
+  p.measure("dp", [&] {
     tree::visit_root<<<1, 1>>>(d.value, d.depth, d.path_sum, t.root, nullptr);
     if (root_children > 0)
       traverse<<<(root_children + 127) / 128, 128>>>(d.child_ptr, d.children, d.value, d.depth, d.path_sum, t.root);
   });
-
-  std::string detail;
-  bool ok = tree::check(t, d, detail);
-  sample::print_result("tree", "dp", in.name, times, ok, detail, tree::bytes_moved(t));
-  tree::free_device(d);
   return 0;
 }

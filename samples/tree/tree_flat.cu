@@ -18,22 +18,12 @@ __global__ void expand(const int* child_ptr, const int* children, const int* val
 }
 
 int main(int argc, char** argv) {
-  sample::Options opts = sample::parse_options(argc, argv);
-  tree::Input in = tree::make_input(opts);
-  const tree::Tree& t = in.tree;
-  tree::Device d = tree::to_device(t);
-  tree::Levels levels(t.n);
+  tree::Problem p(argc, argv);
+  const tree::Device& d = p.d;
 
-  std::vector<double> times = sample::time_runs(opts.reps, [&] { tree::reset(d); }, [&] {
-    levels.run(t, d, [&](const int* frontier, int count, int* next, int* next_count) {
-      expand<<<(count + 127) / 128, 128>>>(d.child_ptr, d.children, d.value, d.depth, d.path_sum, frontier, count,
-                                           next, next_count);
-    });
+  p.measure_levels("flat", [&](const int* frontier, int count, int* next, int* next_count) {
+    expand<<<(count + 127) / 128, 128>>>(d.child_ptr, d.children, d.value, d.depth, d.path_sum, frontier, count,
+                                         next, next_count);
   });
-
-  std::string detail;
-  bool ok = tree::check(t, d, detail);
-  sample::print_result("tree", "flat", in.name, times, ok, detail, tree::bytes_moved(t));
-  tree::free_device(d);
   return 0;
 }

@@ -1,4 +1,5 @@
-// Triangle counting: input graph, device helpers shared by the variants, CPU reference, checker.
+// Triangle counting: input graph, device helpers shared by the variants, CPU reference, checker, and the
+// host side every variant's main() hands its launch to (measure, run).
 //
 // The graph is undirected and simple: every adjacency list is sorted, without duplicates or self-loops.
 // Each triangle u < v < w is counted once, from its lowest edge (u, v): the nested parallelism is
@@ -123,6 +124,39 @@ inline unsigned long long cpu_triangles(const sample::Csr& g) {
 inline bool check(unsigned long long got, unsigned long long expected, std::string& detail) {
   detail = "triangles " + std::to_string(got) + " expected " + std::to_string(expected);
   return got == expected;
+}
+
+// ---- host side of every variant -------------------------------------------------------------------
+
+// Copies the graph to the device, times launch(d, total) with the count zeroed before each run, checks
+// the last count against the CPU and prints the result line. extra_bytes: what the variant reads besides
+// the CSR.
+template <typename Launch>
+void measure(const Input& in, int reps, const char* variant, double extra_bytes, Launch launch) {
+  const sample::Csr& g = in.graph;
+  sample::DeviceCsr d = sample::to_device(g);
+  unsigned long long* d_total = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_total, sizeof(unsigned long long)));
+
+  std::vector<double> times = sample::time_runs(
+      reps, [&] { CUDA_CHECK(cudaMemset(d_total, 0, sizeof(unsigned long long))); }, [&] { launch(d, d_total); });
+
+  unsigned long long got = 0;
+  CUDA_CHECK(cudaMemcpy(&got, d_total, sizeof got, cudaMemcpyDeviceToHost));
+  std::string detail;
+  bool ok = check(got, cpu_triangles(g), detail);
+  sample::print_result("triangles", variant, in.name, times, ok, detail, bytes_moved(g) + extra_bytes);
+
+  CUDA_CHECK(cudaFree(d_total));
+  sample::free_device(d);
+}
+
+// The whole program for a variant that needs nothing besides the CSR.
+template <typename Launch>
+int run(int argc, char** argv, const char* variant, Launch launch) {
+  sample::Options opts = sample::parse_options(argc, argv);
+  measure(make_input(opts), opts.reps, variant, 0.0, launch);
+  return 0;
 }
 
 }  // namespace triangles

@@ -53,34 +53,22 @@ std::vector<int2> upper_edges(const sample::Csr& g) {
 int main(int argc, char** argv) {
   sample::Options opts = sample::parse_options(argc, argv);
   triangles::Input in = triangles::make_input(opts);
-  const sample::Csr& g = in.graph;
 
   // The edge list is preprocessing a user would do once per graph, like sorting the lists: untimed.
-  std::vector<int2> edges = upper_edges(g);
+  std::vector<int2> edges = upper_edges(in.graph);
   long long num_edges = (long long)edges.size();
-  sample::DeviceCsr d = sample::to_device(g);
   int2* d_edges = nullptr;
-  unsigned long long* d_total = nullptr;
   CUDA_CHECK(cudaMalloc(&d_edges, sizeof(int2) * std::max<long long>(1, num_edges)));
-  CUDA_CHECK(cudaMalloc(&d_total, sizeof(unsigned long long)));
   if (num_edges)
     CUDA_CHECK(cudaMemcpy(d_edges, edges.data(), sizeof(int2) * num_edges, cudaMemcpyHostToDevice));
 
   long long warps_per_block = kBlock / 32;
   int blocks = (int)std::min<long long>((num_edges + warps_per_block - 1) / warps_per_block, 1 << 16);
-  std::vector<double> times = sample::time_runs(
-      opts.reps, [&] { CUDA_CHECK(cudaMemset(d_total, 0, sizeof(unsigned long long))); },
-      [&] { if (blocks > 0) count_edges_warp<<<blocks, kBlock>>>(d.row_ptr, d.col, d_edges, num_edges, d_total); });
+  auto launch = [&](const sample::DeviceCsr& d, unsigned long long* total) {
+    if (blocks > 0) count_edges_warp<<<blocks, kBlock>>>(d.row_ptr, d.col, d_edges, num_edges, total);
+  };
+  triangles::measure(in, opts.reps, "best", 8.0 * (double)num_edges, launch);
 
-  unsigned long long got = 0;
-  CUDA_CHECK(cudaMemcpy(&got, d_total, sizeof got, cudaMemcpyDeviceToHost));
-  std::string detail;
-  bool ok = triangles::check(got, triangles::cpu_triangles(g), detail);
-  sample::print_result("triangles", "best", in.name, times, ok, detail,
-                       triangles::bytes_moved(g) + 8.0 * (double)num_edges);
-
-  CUDA_CHECK(cudaFree(d_total));
   CUDA_CHECK(cudaFree(d_edges));
-  sample::free_device(d);
   return 0;
 }

@@ -25,26 +25,8 @@ __global__ void count_vertices(const int* row_ptr, const int* col, int n, unsign
 }
 
 int main(int argc, char** argv) {
-  sample::Options opts = sample::parse_options(argc, argv);
-  triangles::Input in = triangles::make_input(opts);
-  const sample::Csr& g = in.graph;
-
-  sample::DeviceCsr d = sample::to_device(g);
-  unsigned long long* d_total = nullptr;
-  CUDA_CHECK(cudaMalloc(&d_total, sizeof(unsigned long long)));
-
-  int blocks = (g.n + 127) / 128;
-  std::vector<double> times = sample::time_runs(
-      opts.reps, [&] { CUDA_CHECK(cudaMemset(d_total, 0, sizeof(unsigned long long))); },
-      [&] { if (blocks > 0) count_vertices<<<blocks, 128>>>(d.row_ptr, d.col, g.n, d_total); });
-
-  unsigned long long got = 0;
-  CUDA_CHECK(cudaMemcpy(&got, d_total, sizeof got, cudaMemcpyDeviceToHost));
-  std::string detail;
-  bool ok = triangles::check(got, triangles::cpu_triangles(g), detail);
-  sample::print_result("triangles", "dp", in.name, times, ok, detail, triangles::bytes_moved(g));
-
-  CUDA_CHECK(cudaFree(d_total));
-  sample::free_device(d);
-  return 0;
+  return triangles::run(argc, argv, "dp", [](const sample::DeviceCsr& d, unsigned long long* total) {
+    int blocks = (d.n + 127) / 128;
+    if (blocks > 0) count_vertices<<<blocks, 128>>>(d.row_ptr, d.col, d.n, total);
+  });
 }
