@@ -94,7 +94,7 @@ def build_all(config: dict, out: Path) -> dict[tuple[str, str], Path | None]:
                 if source is not None:
                     plans.append((configuration["name"], pdcc_command(), source, [arch, "-q", "-I", str(directory)]))
             for variant, compiler, source, flags in plans:
-                binary = out / "bin" / f"{name}-{variant.replace(' ', '_')}"
+                binary = out / "bin" / f"{name}-{re.sub(r'[^A-Za-z0-9]+', '_', variant).strip('_')}"
                 log = out / "logs" / f"build-{binary.name}.log"
                 jobs[(name, variant)] = (pool.submit(build, compiler, source, binary, flags, log), binary)
     return {key: binary if future.result() else None for key, (future, binary) in jobs.items()}
