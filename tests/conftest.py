@@ -43,8 +43,9 @@ def update_goldens(request) -> bool:
 
 def nvcc_compile(source: Path, workdir: Path, *extra: str) -> subprocess.CompletedProcess:
     """Compiles one file as the issue asks of every generated output: nvcc -arch=sm_90 -rdc=true -c."""
+    runtime = ROOT / "pragmadp" / "runtime"  # pdcc puts it on the include path when a file needs it
     return subprocess.run(["nvcc", "-arch=sm_90", "-rdc=true", "-c", str(source), "-o", str(workdir / "out.o"),
-                           *extra], capture_output=True, text=True, cwd=workdir)
+                           f"-I{runtime}", *extra], capture_output=True, text=True, cwd=workdir)
 
 
 def run_pdcc(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -87,6 +87,8 @@ __device__ unsigned warp_scan_records(const Record* records, unsigned* ends, uns
     carry = __shfl_sync(mask, sum, 31 - __clz(mask));
   }
   *max_threads = warp_max(widest, mask);
+  __threadfence();     // the ends this lane wrote, before the launch that reads them
+  __syncwarp(mask);
   return carry;
 }
 
@@ -114,6 +116,7 @@ __device__ unsigned block_scan_records(const Record* records, unsigned* ends, un
     sum += scratch[warp] + carry;
     if (i < count) ends[i] = sum;
     carry += scratch[32];
+    __threadfence();   // the ends this thread wrote, before the launch that reads them
     __syncthreads();
   }
   widest = warp_max(widest, mask);

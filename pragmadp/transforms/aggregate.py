@@ -277,6 +277,7 @@ def _group_state(aggregation: Aggregation) -> str:
                 f"  const unsigned pdcc_slot = atomicAdd(&pdcc_count_{s}[pdcc_group], 1u);\n"
                 "  if (pdcc_slot >= pdcc_capacity) return false;  // full: the caller launches directly\n"
                 f"  reinterpret_cast<Record*>(pdcc_chunk_{s})[pdcc_group * pdcc_capacity + pdcc_slot] = pdcc_rec;\n"
+                "  __threadfence();  // visible to the child grid another thread of the group launches\n"
                 "  return true;\n}\n")
     groups = "1" if aggregation.granularity == "grid" else str(MAX_GROUPS)
     return (f"// pdcc: site {s}'s groups ({aggregation.granularity}), shared by their blocks\n"
@@ -291,6 +292,7 @@ def _group_state(aggregation: Aggregation) -> str:
             "  const unsigned pdcc_slot = atomicAdd(&pdcc_group->count, 1u);\n"
             "  if (pdcc_slot >= pdcc_group->capacity) return false;  // full: the caller launches directly\n"
             "  reinterpret_cast<Record*>(pdcc_group->records)[pdcc_slot] = pdcc_rec;\n"
+            "  __threadfence();  // visible to the block that launches for the group\n"
             "  return true;\n}\n")
 
 

@@ -1,0 +1,91 @@
+"""The aggregate pass: which launches it takes, which arguments it passes once, what it reports."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from pragmadp.pipeline import transform
+from pragmadp.source import SourceFile
+
+CHILD = "__global__ void child(float* out, const float* in, float a, int n) { int i = threadIdx.x; if (i < n) out[i] = a * in[i]; }\n"
+
+
+def run(parent_body: str, clauses: str = "consldt(block)", child: str = CHILD, parent_head: str = ""):
+    code = (child + parent_head + "__global__ void parent(float* out, const float* in, float a, int n) {\n"
+            + textwrap.indent(textwrap.dedent(parent_body).replace("PRAGMA", f"#pragma dp {clauses}"), "  ") + "}\n")
+    return transform(SourceFile("a.cu", code.encode()))
+
+
+LAUNCH = """
+int m = n - threadIdx.x;
+PRAGMA
+child<<<(m + 31) / 32, 32>>>(out + threadIdx.x, in, a, m);
+"""
+
+
+def applied(result):
+    return next(r for r in result.remarks if r.rule.id == "PDCC560")
+
+
+@pytest.mark.parametrize("granularity", ["warp", "block", "multiblock(4)", "grid"])
+def test_every_granularity_applies_and_reports_storage(granularity: str):
+    result = run(LAUNCH, f"consldt({granularity})")
+    assert applied(result).args["granularity"] == granularity.split("(")[0]
+    storage = next(r for r in result.remarks if r.rule.id == "PDCC561")
+    assert storage.args["pool_bytes"] == 64 << 20 and "overflow launches directly" in storage.message
+    assert "static __device__ void parent__pdcc_body(" in result.text
+    assert "__global__ void parent(float* out, const float* in, float a, int n)\n{" in result.text
+    assert "child__pdcc_agg_parent_0<<<pdcc_total, pdcc_widest>>>" in result.text
+
+
+def test_arguments_the_same_for_the_whole_group_are_passed_once():
+    remark = applied(run(LAUNCH))
+    assert remark.args["uniform_arguments"] == ["in", "a"]
+    assert remark.args["varying_arguments"] == ["out", "n"]
+
+
+def test_a_parameter_the_parent_changes_is_not_uniform():
+    remark = applied(run("a = a * 2.0f;\n" + LAUNCH))
+    assert "a" in remark.args["varying_arguments"]
+
+
+def test_block_index_is_uniform_for_a_block_not_for_several():
+    body = LAUNCH.replace("(out + threadIdx.x, in, a, m)", "(out + threadIdx.x, in + blockIdx.x, a, m)")
+    assert "in" in applied(run(body, "consldt(block)")).args["uniform_arguments"]
+    assert "in" in applied(run(body, "consldt(multiblock(2))")).args["varying_arguments"]
+
+
+def test_work_clause_marks_arguments_as_varying():
+    remark = applied(run(LAUNCH, "consldt(block) work(a)"))
+    assert "a" in remark.args["varying_arguments"]
+
+
+def test_aggregation_threshold_and_record_capacity_become_macros():
+    result = run(LAUNCH, "consldt(warp) agg_threshold(3) buffer(pool, 64)")
+    assert "#define PDCC_AGG_THRESHOLD_parent_0 3" in result.text
+    assert "#define PDCC_RECORDS_parent_0 64" in result.text
+    assert "pdcc_n < PDCC_AGG_THRESHOLD_parent_0" in result.text
+
+
+@pytest.mark.parametrize("child, body, rule, words", [
+    (CHILD.replace("int i = threadIdx.x;", "int i = threadIdx.x; __syncthreads();"), LAUNCH, "PDCC510",
+     "an aggregated block holds idle threads"),
+    (CHILD, LAUNCH.replace("child<<<", "parent<<<").replace("(out + threadIdx.x, in, a, m)", "(out, in, a, m)"),
+     "PDCC514", "consolidation"),
+    ("template <typename T>\n" + CHILD.replace("float* out", "T* out"), LAUNCH, "PDCC517", "explicit template arguments"),
+])
+def test_launches_pdcc_does_not_aggregate(child: str, body: str, rule: str, words: str):
+    result = run(body, child=child)
+    missed = [r for r in result.remarks if r.kind.value == "missed"]
+    assert missed and missed[0].rule.id == rule and words in missed[0].message
+    assert "__pdcc_agg_" not in result.text
+
+
+def test_child_defined_after_its_parent_is_not_aggregated():
+    code = ("__global__ void child(float* out, int n);\n__global__ void parent(float* out, int n) {\n"
+            "#pragma dp consldt(block)\n  child<<<(n + 31) / 32, 32>>>(out, n);\n}\n"
+            "__global__ void child(float* out, int n) { if (threadIdx.x < n) out[threadIdx.x] = 0; }\n")
+    result = transform(SourceFile("a.cu", code.encode()))
+    assert result.remarks[0].rule.id == "PDCC517" and "defined after its parent" in result.remarks[0].message
