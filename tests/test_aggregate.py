@@ -57,6 +57,11 @@ def test_block_index_is_uniform_for_a_block_not_for_several():
     assert "in" in applied(run(body, "consldt(multiblock(2))")).args["varying_arguments"]
 
 
+def test_a_local_that_shadows_a_parameter_is_not_uniform():
+    body = LAUNCH.replace("int m = n - threadIdx.x;", "int m = n - threadIdx.x;\nconst float* in = nullptr;")
+    assert "in" in applied(run(body)).args["varying_arguments"]
+
+
 def test_work_clause_marks_arguments_as_varying():
     remark = applied(run(LAUNCH, "consldt(block) work(a)"))
     assert "a" in remark.args["varying_arguments"]
@@ -66,7 +71,7 @@ def test_aggregation_threshold_and_record_capacity_become_macros():
     result = run(LAUNCH, "consldt(warp) agg_threshold(3) buffer(pool, 64)")
     assert "#define PDCC_AGG_THRESHOLD_parent_0 3" in result.text
     assert "#define PDCC_RECORDS_parent_0 64" in result.text
-    assert "pdcc_n < PDCC_AGG_THRESHOLD_parent_0" in result.text
+    assert "if (pdcc_n >= PDCC_AGG_THRESHOLD_parent_0) {" in result.text
 
 
 @pytest.mark.parametrize("child, body, rule, words", [
@@ -81,6 +86,23 @@ def test_launches_pdcc_does_not_aggregate(child: str, body: str, rule: str, word
     missed = [r for r in result.remarks if r.kind.value == "missed"]
     assert missed and missed[0].rule.id == rule and words in missed[0].message
     assert "__pdcc_agg_" not in result.text
+
+
+@pytest.mark.parametrize("launch, words", [
+    ("child<<<(m + 31) / 32, 32, 64>>>(out + threadIdx.x, in, a, m);", "dynamic shared memory or a stream"),
+    ("child<<<(m + 31) / 32, 32, 0, 0>>>(out + threadIdx.x, in, a, m);", "dynamic shared memory or a stream"),
+])
+def test_launch_configuration_one_grid_cannot_honour(launch: str, words: str):
+    result = run(LAUNCH.replace("child<<<(m + 31) / 32, 32>>>(out + threadIdx.x, in, a, m);", launch))
+    assert words in result.remarks[0].message and "__pdcc_agg_" not in result.text
+
+
+def test_parent_launched_from_the_device_is_not_aggregated():
+    code = (CHILD + "__global__ void parent(float* out, const float* in, float a, int n) {\n"
+            "#pragma dp consldt(block)\n  child<<<(n + 31) / 32, 32>>>(out, in, a, n);\n}\n"
+            "__global__ void top(float* out, const float* in) { parent<<<1, 32>>>(out, in, 1.0f, 8); }\n")
+    result = transform(SourceFile("a.cu", code.encode()))
+    assert "itself launched from the device" in result.remarks[0].message
 
 
 def test_child_defined_after_its_parent_is_not_aggregated():

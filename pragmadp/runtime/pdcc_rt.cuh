@@ -42,12 +42,9 @@ __device__ __forceinline__ unsigned warp_inclusive_scan(unsigned value, unsigned
   return value;
 }
 
+// Largest value over the lanes in `mask` (a partial warp too).
 __device__ __forceinline__ unsigned warp_max(unsigned value, unsigned mask) {
-  for (unsigned offset = 16; offset > 0; offset >>= 1) {
-    const unsigned other = __shfl_xor_sync(mask, value, offset);
-    value = other > value ? other : value;
-  }
-  return value;
+  return __reduce_max_sync(mask, value);
 }
 
 // The record whose block range holds `block`: the first i with ends[i] > block (ends is inclusive).
@@ -106,11 +103,11 @@ __device__ unsigned block_scan_records(const Record* records, unsigned* ends, un
     unsigned sum = warp_inclusive_scan(blocks, mask);
     if (lane == 31u - __clz(mask)) scratch[warp] = sum;
     __syncthreads();
-    if (warp == 0) {
+    if (warp == 0) {  // warp 0 may be partial in a block of fewer than 32 threads
       const unsigned total = lane < warps ? scratch[lane] : 0u;
-      const unsigned scanned = warp_inclusive_scan(total, kFullMask);
+      const unsigned scanned = warp_inclusive_scan(total, mask);
       if (lane < warps) scratch[lane] = scanned - total;  // exclusive: what the warps before add
-      if (lane == 31u) scratch[32] = scanned;
+      if (lane == warps - 1u) scratch[32] = scanned;
     }
     __syncthreads();
     sum += scratch[warp] + carry;
@@ -138,7 +135,7 @@ struct Pool {
 
 __device__ __forceinline__ unsigned char* pool_take(Pool& pool, unsigned char* storage, unsigned long long capacity,
                                                     unsigned long long bytes) {
-  bytes = (bytes + 15ull) & ~15ull;
+  bytes = (bytes + 127ull) & ~127ull;  // chunks start on their own cache lines (storage is 128-aligned)
   const unsigned long long at = atomicAdd(&pool.used, bytes);
   return at + bytes <= capacity ? storage + at : nullptr;
 }
@@ -179,6 +176,7 @@ __device__ __forceinline__ GroupSlot* join_group(GroupSlot* slots, unsigned grou
   } else {
     while (atomicAdd(&slot->state, 0) != 2) {
     }
+    __threadfence();  // acquire: read the records and capacity the setting-up block wrote, not a stale line
   }
   return slot;
 }

@@ -128,11 +128,17 @@ def _refusal(result: Rewrite, site: Site, child: Child):
         return rules.CHILD_UNSUPPORTED, f"the launch of template '{child.name}' has no explicit template arguments"
     if not launch.enclosing.is_kernel:
         return rules.CHILD_UNSUPPORTED, f"the launch is in device function '{launch.enclosing.name}', not a kernel"
+    if len(launch.config) > 2:
+        return rules.CHILD_UNSUPPORTED, "the launch names dynamic shared memory or a stream, which one aggregated " \
+                                        "launch cannot honour for every parent"
+    if any(other.kernel_name == launch.enclosing.name and other.on_device for other in result.unit.launches):
+        return rules.CHILD_UNSUPPORTED, f"'{launch.enclosing.name}' is itself launched from the device, so grids " \
+                                        "of it may run at once and share the site's record pool"
     return None
 
 
 def _assigned_names(unit, function: Function) -> set[str]:
-    """Names the parent's body assigns, increments or takes the address of."""
+    """Names the parent's body assigns, increments, takes the address of, or declares (shadowing)."""
     names = set()
     for node in walk(function.body):
         target = None
@@ -142,6 +148,11 @@ def _assigned_names(unit, function: Function) -> set[str]:
             target = node.child_by_field_name("argument")
         elif node.type == "pointer_expression" and unit.text(node).startswith("&"):
             target = node.child_by_field_name("argument")
+        elif node.type == "init_declarator":  # a local that may shadow a parameter
+            target = node.child_by_field_name("declarator")
+        elif node.type == "declaration":
+            names.update(unit.text(n) for d in node.children_by_field_name("declarator")
+                         if d.type != "init_declarator" for n in walk(d) if n.type == "identifier")
         if target is not None:
             names.update(unit.text(n) for n in walk(target) if n.type == "identifier")
     return names
@@ -246,8 +257,7 @@ def wrap_parents(result: Rewrite) -> None:
                    + "".join(_prologue(a) for a in aggregations)
                    + f"  {body_name}{targs}({names});\n"
                    + "".join(_epilogue(a) for a in aggregations)
-                   + "  __syncthreads();\n"
-                   + "".join(f"  if (pdcc::linear_thread() == 0) pdcc::pool_block_done(pdcc_pool_{a.site.name});\n"
+                      + "".join(f"  if (pdcc::linear_thread() == 0) pdcc::pool_block_done(pdcc_pool_{a.site.name});\n"
                              for a in aggregations)
                    + "}\n")
         newline = source.data.find(b"\n", parent.outer.end_byte)
@@ -262,8 +272,8 @@ def _group_state(aggregation: Aggregation) -> str:
     """Namespace-scope state of one site and the function that appends a record to its group."""
     s = aggregation.site.name
     common = (f"__device__ pdcc::Pool pdcc_pool_{s};\n"
-              f"__device__ unsigned char pdcc_storage_{s}[PDCC_POOL_BYTES_{s}];\n"
-              f"__shared__ unsigned pdcc_scratch_{s}[33];\n__shared__ int pdcc_flag_{s};\n")
+              f"__device__ __align__(128) unsigned char pdcc_storage_{s}[PDCC_POOL_BYTES_{s}];\n"
+              f"__shared__ unsigned pdcc_scratch_{s}[33];\n")
     if _per_block(aggregation.granularity):
         group, capacity = ("pdcc::linear_thread() >> 5", "32u") if aggregation.granularity == "warp" \
             else ("0u", "pdcc::block_threads()")
@@ -282,6 +292,7 @@ def _group_state(aggregation: Aggregation) -> str:
     groups = "1" if aggregation.granularity == "grid" else str(MAX_GROUPS)
     return (f"// pdcc: site {s}'s groups ({aggregation.granularity}), shared by their blocks\n"
             f"__device__ pdcc::GroupSlot pdcc_groups_{s}[{groups}];\n__shared__ pdcc::GroupSlot* pdcc_group_{s};\n"
+            f"__shared__ int pdcc_flag_{s};  // this block is its group's last\n"
             f"{common}"
             f"static __device__ __forceinline__ unsigned pdcc_blocks_per_group_{s}() {{ return "
             + ("gridDim.x * gridDim.y * gridDim.z" if aggregation.granularity == "grid" else f"PDCC_GRANULARITY_{s}")
@@ -320,36 +331,43 @@ def _prologue(aggregation: Aggregation) -> str:
             "  }\n  __syncthreads();\n")
 
 
-def _flush(aggregation: Aggregation, scan: str, leader: str, publish: str, stride: str, start: str) -> str:
-    """Scan the group's records, launch them as one grid, or launch them one by one.
+def _flush(aggregation: Aggregation, scan: str, leader: str, stride: str, start: str, after: str = "",
+           after_few: str = "") -> str:
+    """Scan the group's records and launch them as one grid; few records go one by one.
 
-    `publish` makes the leader's `pdcc_failed` known to the whole group as `pdcc_one_by_one`.
+    After the aggregated launch no thread waits for the launching one (no barrier, no shuffle): the
+    leader alone handles a failed launch, then runs `after`; the one-by-one branch ends with `after_few`
+    (both free a multi-block group's slot).
     """
-    s, names = aggregation.site.name, aggregation.names
+    names = aggregation.names
     uniform = "".join(", " + value for value in aggregation.uniform_values)
     coarsen = _coarsen_value(aggregation)
-    few = f"PDCC_AGG_THRESHOLD_{s}" if aggregation.threshold else "1u"
-    return (f"    bool pdcc_one_by_one = pdcc_n < {few};\n"
-            "    if (pdcc_n > 0u && !pdcc_one_by_one) {\n"
+    return (f"    if (pdcc_n >= {_few(aggregation)}) {{\n"
             "      unsigned pdcc_widest = 0;\n"
             f"      const unsigned pdcc_total = {scan};\n"
-            "      unsigned pdcc_failed = 0u;\n"
             f"      if ({leader}) {{\n"
             "        (void)cudaGetLastError();\n"
             f"        {names['agg']}<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, {coarsen}{uniform});"
             " // pdcc: generated\n"
-            "        pdcc_failed = cudaGetLastError() != cudaSuccess;\n"
+            "        if (cudaGetLastError() != cudaSuccess)  // the aggregated launch failed: each record on its own\n"
+            "          for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)\n"
+            f"            {names['direct']}(pdcc_records[pdcc_i]{uniform}, {coarsen});\n"
+            f"{after}"
             "      }\n"
-            f"{publish}"
-            "    }\n"
-            "    if (pdcc_one_by_one)  // few records, or the aggregated launch failed: launch each record\n"
+            "    } else {  // too few records to be worth a group launch\n"
             f"      for (unsigned pdcc_i = {start}; pdcc_i < pdcc_n; pdcc_i += {stride})\n"
-            f"        {names['direct']}(pdcc_records[pdcc_i]{uniform}, {coarsen});\n")
+            f"        {names['direct']}(pdcc_records[pdcc_i]{uniform}, {coarsen});\n"
+            f"{after_few}"
+            "    }\n")
 
 
-def _block_publish(s: str) -> str:
-    return (f"      if (pdcc::linear_thread() == 0u) pdcc_flag_{s} = pdcc_failed;\n"
-            f"      __syncthreads();\n      pdcc_one_by_one = pdcc_flag_{s};\n")
+_free_slot = ("        pdcc_slot->records = nullptr;  // free the slot for the parent's next launch\n"
+              "        pdcc_slot->capacity = 0u;\n        pdcc_slot->count = 0u;\n        pdcc_slot->blocks_done = 0u;\n"
+              "        __threadfence();\n        atomicExch(&pdcc_slot->state, 0);\n")
+
+
+def _few(aggregation: Aggregation) -> str:
+    return f"PDCC_AGG_THRESHOLD_{aggregation.site.name}" if aggregation.threshold else "1u"
 
 
 def _epilogue(aggregation: Aggregation) -> str:
@@ -369,8 +387,7 @@ def _epilogue(aggregation: Aggregation) -> str:
                 + _flush(aggregation,
                          f"pdcc::warp_scan_records(pdcc_records, pdcc_ends, pdcc_n, {_coarsen_value(aggregation)}, "
                          "pdcc_mask, &pdcc_widest)",
-                         "pdcc_lane == 0u", "      pdcc_one_by_one = __shfl_sync(pdcc_mask, pdcc_failed, 0);\n",
-                         "32u", "pdcc_lane")
+                         "pdcc_lane == 0u", "32u", "pdcc_lane")
                 + "  }\n")
     if aggregation.granularity == "block":
         return (f"  {{ // pdcc: flush site {s}: one aggregated launch per block\n"
@@ -379,8 +396,8 @@ def _epilogue(aggregation: Aggregation) -> str:
                 f"    {record}* pdcc_records = reinterpret_cast<{record}*>(pdcc_chunk_{s});\n"
                 "    unsigned* pdcc_ends = reinterpret_cast<unsigned*>(pdcc_records + pdcc_capacity);\n"
                 f"    const unsigned pdcc_n = pdcc_chunk_{s} ? min(pdcc_count_{s}[0], pdcc_capacity) : 0u;\n"
-                + _flush(aggregation, block_scan, "pdcc::linear_thread() == 0u", _block_publish(s),
-                         "pdcc::block_threads()", "pdcc::linear_thread()")
+                + _flush(aggregation, block_scan, "pdcc::linear_thread() == 0u", "pdcc::block_threads()",
+                         "pdcc::linear_thread()")
                 + "  }\n")
     return (f"  {{ // pdcc: flush site {s}: the last block of each group launches for the whole group\n"
             "    __threadfence();\n    __syncthreads();\n"
@@ -399,10 +416,8 @@ def _epilogue(aggregation: Aggregation) -> str:
             "      const unsigned pdcc_n = min(*(volatile unsigned*)&pdcc_slot->count, pdcc_capacity);\n"
             "      __syncthreads();\n"
             + "".join("  " + line + "\n" for line in _flush(
-                aggregation, block_scan, "pdcc::linear_thread() == 0u", _block_publish(s),
-                "pdcc::block_threads()", "pdcc::linear_thread()").splitlines())
-            + "      __syncthreads();\n"
-            "      if (pdcc::linear_thread() == 0u) {  // free the slot for the parent's next launch\n"
-            "        pdcc_slot->records = nullptr;\n        pdcc_slot->count = 0u;\n        pdcc_slot->blocks_done = 0u;\n"
-            "        __threadfence();\n        atomicExch(&pdcc_slot->state, 0);\n      }\n"
-            "    }\n  }\n")
+                aggregation, block_scan, "pdcc::linear_thread() == 0u", "pdcc::block_threads()",
+                "pdcc::linear_thread()", after=_free_slot,
+                after_few="      __syncthreads();  // every thread is done with the records\n"
+                          "      if (pdcc::linear_thread() == 0u) {\n" + _free_slot + "      }\n").splitlines())
+            + "    }\n  }\n")

@@ -231,9 +231,8 @@ static __device__ void fill_strided__pdcc_direct_per_grid_0(const pdcc_record_pe
 __shared__ unsigned pdcc_count_per_warp_0[32];
 __shared__ unsigned char* pdcc_chunk_per_warp_0;
 __device__ pdcc::Pool pdcc_pool_per_warp_0;
-__device__ unsigned char pdcc_storage_per_warp_0[PDCC_POOL_BYTES_per_warp_0];
+__device__ __align__(128) unsigned char pdcc_storage_per_warp_0[PDCC_POOL_BYTES_per_warp_0];
 __shared__ unsigned pdcc_scratch_per_warp_0[33];
-__shared__ int pdcc_flag_per_warp_0;
 static __device__ __forceinline__ unsigned pdcc_capacity_per_warp_0() { return PDCC_RECORDS_per_warp_0 ? PDCC_RECORDS_per_warp_0 : 32u; }
 template <typename Record>
 static __device__ bool pdcc_append_per_warp_0(const Record& pdcc_rec)
@@ -279,23 +278,21 @@ __global__ void per_warp(float* out, const float* in, const int* begin, const in
     pdcc_record_per_warp_0* pdcc_records = reinterpret_cast<pdcc_record_per_warp_0*>(pdcc_chunk_per_warp_0) + pdcc_group * pdcc_capacity;
     unsigned* pdcc_ends = reinterpret_cast<unsigned*>(reinterpret_cast<pdcc_record_per_warp_0*>(pdcc_chunk_per_warp_0) + pdcc_groups * pdcc_capacity) + pdcc_group * pdcc_capacity;
     const unsigned pdcc_n = pdcc_chunk_per_warp_0 ? min(pdcc_count_per_warp_0[pdcc_group], pdcc_capacity) : 0u;
-    bool pdcc_one_by_one = pdcc_n < PDCC_AGG_THRESHOLD_per_warp_0;
-    if (pdcc_n > 0u && !pdcc_one_by_one) {
+    if (pdcc_n >= PDCC_AGG_THRESHOLD_per_warp_0) {
       unsigned pdcc_widest = 0;
       const unsigned pdcc_total = pdcc::warp_scan_records(pdcc_records, pdcc_ends, pdcc_n, 1, pdcc_mask, &pdcc_widest);
-      unsigned pdcc_failed = 0u;
       if (pdcc_lane == 0u) {
         (void)cudaGetLastError();
         add_to__pdcc_agg_per_warp_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, scale); // pdcc: generated
-        pdcc_failed = cudaGetLastError() != cudaSuccess;
+        if (cudaGetLastError() != cudaSuccess)  // the aggregated launch failed: each record on its own
+          for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
+            add_to__pdcc_direct_per_warp_0(pdcc_records[pdcc_i], scale, 1);
       }
-      pdcc_one_by_one = __shfl_sync(pdcc_mask, pdcc_failed, 0);
-    }
-    if (pdcc_one_by_one)  // few records, or the aggregated launch failed: launch each record
+    } else {  // too few records to be worth a group launch
       for (unsigned pdcc_i = pdcc_lane; pdcc_i < pdcc_n; pdcc_i += 32u)
         add_to__pdcc_direct_per_warp_0(pdcc_records[pdcc_i], scale, 1);
+    }
   }
-  __syncthreads();
   if (pdcc::linear_thread() == 0) pdcc::pool_block_done(pdcc_pool_per_warp_0);
 }
 #line 24 "aggregate.cu"
@@ -311,9 +308,8 @@ __global__ void per_warp(float* out, const float* in, const int* begin, const in
 __shared__ unsigned pdcc_count_per_block_0[32];
 __shared__ unsigned char* pdcc_chunk_per_block_0;
 __device__ pdcc::Pool pdcc_pool_per_block_0;
-__device__ unsigned char pdcc_storage_per_block_0[PDCC_POOL_BYTES_per_block_0];
+__device__ __align__(128) unsigned char pdcc_storage_per_block_0[PDCC_POOL_BYTES_per_block_0];
 __shared__ unsigned pdcc_scratch_per_block_0[33];
-__shared__ int pdcc_flag_per_block_0;
 static __device__ __forceinline__ unsigned pdcc_capacity_per_block_0() { return PDCC_RECORDS_per_block_0 ? PDCC_RECORDS_per_block_0 : pdcc::block_threads(); }
 template <typename Record>
 static __device__ bool pdcc_append_per_block_0(const Record& pdcc_rec)
@@ -326,7 +322,6 @@ static __device__ bool pdcc_append_per_block_0(const Record& pdcc_rec)
   __threadfence();  // visible to the child grid another thread of the group launches
   return true;
 }
-#line 25 "aggregate.cu"
 static __device__ void per_block__pdcc_body(float* out, const float* in, const int* begin, const int* end, int rows) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
@@ -360,25 +355,21 @@ __global__ void per_block(float* out, const float* in, const int* begin, const i
     pdcc_record_per_block_0* pdcc_records = reinterpret_cast<pdcc_record_per_block_0*>(pdcc_chunk_per_block_0);
     unsigned* pdcc_ends = reinterpret_cast<unsigned*>(pdcc_records + pdcc_capacity);
     const unsigned pdcc_n = pdcc_chunk_per_block_0 ? min(pdcc_count_per_block_0[0], pdcc_capacity) : 0u;
-    bool pdcc_one_by_one = pdcc_n < 1u;
-    if (pdcc_n > 0u && !pdcc_one_by_one) {
+    if (pdcc_n >= 1u) {
       unsigned pdcc_widest = 0;
       const unsigned pdcc_total = pdcc::block_scan_records(pdcc_records, pdcc_ends, pdcc_n, 1, pdcc_scratch_per_block_0, &pdcc_widest);
-      unsigned pdcc_failed = 0u;
       if (pdcc::linear_thread() == 0u) {
         (void)cudaGetLastError();
         add_to__pdcc_agg_per_block_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, 1.0f); // pdcc: generated
-        pdcc_failed = cudaGetLastError() != cudaSuccess;
+        if (cudaGetLastError() != cudaSuccess)  // the aggregated launch failed: each record on its own
+          for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
+            add_to__pdcc_direct_per_block_0(pdcc_records[pdcc_i], 1.0f, 1);
       }
-      if (pdcc::linear_thread() == 0u) pdcc_flag_per_block_0 = pdcc_failed;
-      __syncthreads();
-      pdcc_one_by_one = pdcc_flag_per_block_0;
-    }
-    if (pdcc_one_by_one)  // few records, or the aggregated launch failed: launch each record
+    } else {  // too few records to be worth a group launch
       for (unsigned pdcc_i = pdcc::linear_thread(); pdcc_i < pdcc_n; pdcc_i += pdcc::block_threads())
         add_to__pdcc_direct_per_block_0(pdcc_records[pdcc_i], 1.0f, 1);
+    }
   }
-  __syncthreads();
   if (pdcc::linear_thread() == 0) pdcc::pool_block_done(pdcc_pool_per_block_0);
 }
 #line 34 "aggregate.cu"
@@ -396,10 +387,10 @@ __global__ void per_block(float* out, const float* in, const int* begin, const i
 // pdcc: site per_group_0's groups (multiblock), shared by their blocks
 __device__ pdcc::GroupSlot pdcc_groups_per_group_0[65536];
 __shared__ pdcc::GroupSlot* pdcc_group_per_group_0;
+__shared__ int pdcc_flag_per_group_0;  // this block is its group's last
 __device__ pdcc::Pool pdcc_pool_per_group_0;
-__device__ unsigned char pdcc_storage_per_group_0[PDCC_POOL_BYTES_per_group_0];
+__device__ __align__(128) unsigned char pdcc_storage_per_group_0[PDCC_POOL_BYTES_per_group_0];
 __shared__ unsigned pdcc_scratch_per_group_0[33];
-__shared__ int pdcc_flag_per_group_0;
 static __device__ __forceinline__ unsigned pdcc_blocks_per_group_per_group_0() { return PDCC_GRANULARITY_per_group_0; }
 template <typename Record>
 static __device__ bool pdcc_append_per_group_0(const Record& pdcc_rec)
@@ -460,34 +451,37 @@ __global__ void per_group(float* out, const float* in, const int* begin, const i
       unsigned* pdcc_ends = reinterpret_cast<unsigned*>(pdcc_records + pdcc_capacity);
       const unsigned pdcc_n = min(*(volatile unsigned*)&pdcc_slot->count, pdcc_capacity);
       __syncthreads();
-      bool pdcc_one_by_one = pdcc_n < 1u;
-      if (pdcc_n > 0u && !pdcc_one_by_one) {
+      if (pdcc_n >= 1u) {
         unsigned pdcc_widest = 0;
         const unsigned pdcc_total = pdcc::block_scan_records(pdcc_records, pdcc_ends, pdcc_n, 1, pdcc_scratch_per_group_0, &pdcc_widest);
-        unsigned pdcc_failed = 0u;
         if (pdcc::linear_thread() == 0u) {
           (void)cudaGetLastError();
           add_to__pdcc_agg_per_group_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, 2.0f); // pdcc: generated
-          pdcc_failed = cudaGetLastError() != cudaSuccess;
+          if (cudaGetLastError() != cudaSuccess)  // the aggregated launch failed: each record on its own
+            for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
+              add_to__pdcc_direct_per_group_0(pdcc_records[pdcc_i], 2.0f, 1);
+          pdcc_slot->records = nullptr;  // free the slot for the parent's next launch
+          pdcc_slot->capacity = 0u;
+          pdcc_slot->count = 0u;
+          pdcc_slot->blocks_done = 0u;
+          __threadfence();
+          atomicExch(&pdcc_slot->state, 0);
         }
-        if (pdcc::linear_thread() == 0u) pdcc_flag_per_group_0 = pdcc_failed;
-        __syncthreads();
-        pdcc_one_by_one = pdcc_flag_per_group_0;
-      }
-      if (pdcc_one_by_one)  // few records, or the aggregated launch failed: launch each record
+      } else {  // too few records to be worth a group launch
         for (unsigned pdcc_i = pdcc::linear_thread(); pdcc_i < pdcc_n; pdcc_i += pdcc::block_threads())
           add_to__pdcc_direct_per_group_0(pdcc_records[pdcc_i], 2.0f, 1);
-      __syncthreads();
-      if (pdcc::linear_thread() == 0u) {  // free the slot for the parent's next launch
-        pdcc_slot->records = nullptr;
-        pdcc_slot->count = 0u;
-        pdcc_slot->blocks_done = 0u;
-        __threadfence();
-        atomicExch(&pdcc_slot->state, 0);
+        __syncthreads();  // every thread is done with the records
+        if (pdcc::linear_thread() == 0u) {
+          pdcc_slot->records = nullptr;  // free the slot for the parent's next launch
+          pdcc_slot->capacity = 0u;
+          pdcc_slot->count = 0u;
+          pdcc_slot->blocks_done = 0u;
+          __threadfence();
+          atomicExch(&pdcc_slot->state, 0);
+        }
       }
     }
   }
-  __syncthreads();
   if (pdcc::linear_thread() == 0) pdcc::pool_block_done(pdcc_pool_per_group_0);
 }
 #line 42 "aggregate.cu"
@@ -508,10 +502,10 @@ __global__ void per_group(float* out, const float* in, const int* begin, const i
 // pdcc: site per_grid_0's groups (grid), shared by their blocks
 __device__ pdcc::GroupSlot pdcc_groups_per_grid_0[1];
 __shared__ pdcc::GroupSlot* pdcc_group_per_grid_0;
+__shared__ int pdcc_flag_per_grid_0;  // this block is its group's last
 __device__ pdcc::Pool pdcc_pool_per_grid_0;
-__device__ unsigned char pdcc_storage_per_grid_0[PDCC_POOL_BYTES_per_grid_0];
+__device__ __align__(128) unsigned char pdcc_storage_per_grid_0[PDCC_POOL_BYTES_per_grid_0];
 __shared__ unsigned pdcc_scratch_per_grid_0[33];
-__shared__ int pdcc_flag_per_grid_0;
 static __device__ __forceinline__ unsigned pdcc_blocks_per_group_per_grid_0() { return gridDim.x * gridDim.y * gridDim.z; }
 template <typename Record>
 static __device__ bool pdcc_append_per_grid_0(const Record& pdcc_rec)
@@ -579,34 +573,37 @@ __global__ void per_grid(T** data, const int64_t* sizes, T value, int count)
       unsigned* pdcc_ends = reinterpret_cast<unsigned*>(pdcc_records + pdcc_capacity);
       const unsigned pdcc_n = min(*(volatile unsigned*)&pdcc_slot->count, pdcc_capacity);
       __syncthreads();
-      bool pdcc_one_by_one = pdcc_n < 1u;
-      if (pdcc_n > 0u && !pdcc_one_by_one) {
+      if (pdcc_n >= 1u) {
         unsigned pdcc_widest = 0;
         const unsigned pdcc_total = pdcc::block_scan_records(pdcc_records, pdcc_ends, pdcc_n, PDCC_COARSEN_per_grid_0, pdcc_scratch_per_grid_0, &pdcc_widest);
-        unsigned pdcc_failed = 0u;
         if (pdcc::linear_thread() == 0u) {
           (void)cudaGetLastError();
           fill_strided__pdcc_agg_per_grid_0<T, 2><<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, PDCC_COARSEN_per_grid_0, value); // pdcc: generated
-          pdcc_failed = cudaGetLastError() != cudaSuccess;
+          if (cudaGetLastError() != cudaSuccess)  // the aggregated launch failed: each record on its own
+            for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
+              fill_strided__pdcc_direct_per_grid_0<T, 2>(pdcc_records[pdcc_i], value, PDCC_COARSEN_per_grid_0);
+          pdcc_slot->records = nullptr;  // free the slot for the parent's next launch
+          pdcc_slot->capacity = 0u;
+          pdcc_slot->count = 0u;
+          pdcc_slot->blocks_done = 0u;
+          __threadfence();
+          atomicExch(&pdcc_slot->state, 0);
         }
-        if (pdcc::linear_thread() == 0u) pdcc_flag_per_grid_0 = pdcc_failed;
-        __syncthreads();
-        pdcc_one_by_one = pdcc_flag_per_grid_0;
-      }
-      if (pdcc_one_by_one)  // few records, or the aggregated launch failed: launch each record
+      } else {  // too few records to be worth a group launch
         for (unsigned pdcc_i = pdcc::linear_thread(); pdcc_i < pdcc_n; pdcc_i += pdcc::block_threads())
           fill_strided__pdcc_direct_per_grid_0<T, 2>(pdcc_records[pdcc_i], value, PDCC_COARSEN_per_grid_0);
-      __syncthreads();
-      if (pdcc::linear_thread() == 0u) {  // free the slot for the parent's next launch
-        pdcc_slot->records = nullptr;
-        pdcc_slot->count = 0u;
-        pdcc_slot->blocks_done = 0u;
-        __threadfence();
-        atomicExch(&pdcc_slot->state, 0);
+        __syncthreads();  // every thread is done with the records
+        if (pdcc::linear_thread() == 0u) {
+          pdcc_slot->records = nullptr;  // free the slot for the parent's next launch
+          pdcc_slot->capacity = 0u;
+          pdcc_slot->count = 0u;
+          pdcc_slot->blocks_done = 0u;
+          __threadfence();
+          atomicExch(&pdcc_slot->state, 0);
+        }
       }
     }
   }
-  __syncthreads();
   if (pdcc::linear_thread() == 0) pdcc::pool_block_done(pdcc_pool_per_grid_0);
 }
 #line 51 "aggregate.cu"
