@@ -17,8 +17,10 @@ thread (`buffer(KIND, CAP)`: CAP records per group); a failed aggregated launch 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pragmadp.analysis import serial
-from pragmadp.cuda.frontend import Function, Site, walk
+from pragmadp.cuda.frontend import Function, Site, launched_identifier, walk
 from pragmadp.directives import AggThreshold, Buffer, Consolidate, Work
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
@@ -36,16 +38,15 @@ _REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rule
 _UNIFORM_BUILTINS = {"gridDim", "blockDim"}
 
 
+@dataclass
 class Aggregation:
     """What the parent's wrapper kernel must do for one aggregated site (prologue and epilogue)."""
 
-    def __init__(self, site: Site, granularity: str, names: dict[str, str], uniform_values: list[str],
-                 threshold: bool):
-        self.site = site
-        self.granularity = granularity
-        self.names = names
-        self.uniform_values = uniform_values
-        self.threshold = threshold
+    site: Site
+    granularity: str
+    names: dict[str, str]        # record type, aggregated kernel, one-record launch, coarsening, as seen from the parent
+    uniform_values: list[str]    # the arguments passed once per group, as written at the site
+    threshold: bool              # agg_threshold given
 
 
 def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, coarsen_macro: str | None) -> None:
@@ -60,9 +61,9 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
         return
     s = site.name
     granularity = clause.granularity
-    function_text = unit.text(launch.function)
-    identifier = function_text.rfind(child.name, 0, len(function_text) - len(_template_args_text(unit, launch)))
-    prefix, targs = function_text[:identifier], _template_args_text(unit, launch)
+    identifier = launched_identifier(launch.function)
+    prefix = unit.source.data[launch.function.start_byte:identifier.start_byte].decode()  # e.g. `ns::`
+    targs = _template_args_text(unit, launch)
     varying, uniform = _split_arguments(result, site, child, directive.clause(Work), granularity)
     names = {"record": f"{prefix}pdcc_record_{s}{targs}", "agg": f"{prefix}{child.name}__pdcc_agg_{s}{targs}",
              "direct": f"{prefix}{child.name}__pdcc_direct_{s}{targs}"}
