@@ -187,19 +187,20 @@ def plot(runs: list[Run], pdcc_names: list[str], path: Path) -> str:
         return "matplotlib is not installed: no plot"
     keys = list(dict.fromkeys((r.sample, r.input) for r in runs))
     variants = [v for v in (*pdcc_names, "flat", "best")]
-    figure, axis = plt.subplots(figsize=(max(8, 1.6 * len(keys)), 5))
+    figure, axis = plt.subplots(figsize=(max(8, 1.6 * len(keys)) + 3, 5))
     width = 0.8 / len(variants)
+    colours = plt.get_cmap("tab20")(range(len(variants)))  # one colour per variant, however many
     for index, variant in enumerate(variants):
         heights = []
         for key in keys:
             group = {r.variant: r for r in runs if (r.sample, r.input) == key}
             heights.append(ratio(group.get("naive"), group[variant]) or 0 if variant in group else 0)
-        axis.bar([k + index * width for k in range(len(keys))], heights, width, label=variant)
+        axis.bar([k + index * width for k in range(len(keys))], heights, width, label=variant, color=colours[index])
     axis.set_yscale("log")
     axis.set_ylabel("speed-up over the naive dynamic-parallelism program")
     axis.set_xticks([k + 0.4 - width / 2 for k in range(len(keys))])
     axis.set_xticklabels([f"{s}\n{i}" for s, i in keys], fontsize=8)
-    axis.legend(fontsize=8)
+    axis.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     return f"plot: {path}"
