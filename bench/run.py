@@ -78,6 +78,18 @@ def with_clauses(source: Path, clauses: str, out: Path) -> Path | None:
     return copy
 
 
+def sweep_configurations(sweep: dict) -> list[dict]:
+    """Every combination of the sweep's threshold, coarsening and granularity values, as configurations."""
+    configurations = []
+    for threshold in sweep["threshold"]:
+        for factor in sweep["coarsen"]:
+            for granularity in sweep["consldt"]:
+                clauses = f"threshold({threshold})" + (f" coarsen({factor})" if factor > 1 else "") \
+                    + (f" consldt({granularity})" if granularity != "none" else "")
+                configurations.append({"name": clauses, "clauses": clauses})
+    return configurations
+
+
 def build_all(config: dict, out: Path) -> dict[tuple[str, str], Path | None]:
     """Builds every (sample, variant) in parallel; a failed build is reported, not fatal."""
     arch = f"-arch={config['arch']}"
@@ -212,11 +224,15 @@ def main() -> int:
     parser.add_argument("--out", default=str(ROOT / "build" / "bench"))
     parser.add_argument("--samples", nargs="*", help="only these samples")
     parser.add_argument("--reps", type=int, help="timed runs per variant (config default otherwise)")
+    parser.add_argument("--sweep", action="store_true",
+                        help="the configurations of the config's sweep (threshold x coarsen x granularity) instead")
     arguments = parser.parse_args()
     if shutil.which("nvidia-smi") is None or subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode:
         print("bench: no NVIDIA GPU here; run `make bench` on a machine with one", file=sys.stderr)
         return 2
     config = json.loads(Path(arguments.config).read_text())
+    if arguments.sweep:
+        config["pdcc_configurations"] = sweep_configurations(config["sweep"])
     if arguments.samples:
         config["samples"] = [s for s in config["samples"] if s["name"] in arguments.samples]
     reps = arguments.reps or config["reps"]

@@ -39,3 +39,10 @@ def test_configuration_clauses_replace_only_threshold_sites(tmp_path: Path):
 
 def test_geometric_mean():
     assert abs(bench.geomean([2.0, 8.0]) - 4.0) < 1e-12 and bench.geomean([]) is None
+
+
+def test_sweep_expands_every_combination():
+    configurations = bench.sweep_configurations({"threshold": [32, 1024], "coarsen": [1, 4], "consldt": ["none", "grid"]})
+    names = [c["clauses"] for c in configurations]
+    assert len(names) == 8
+    assert "threshold(32)" in names and "threshold(1024) coarsen(4) consldt(grid)" in names
