@@ -216,7 +216,7 @@ class Build:
             directory = os.path.dirname(os.path.abspath(original))
             if directory not in include_dirs:  # quoted includes resolve as beside the original
                 include_dirs.append(directory)
-        if any(RUNTIME_HEADER in r.text for r in self.results.values() if r.changed):
+        if any(RUNTIME_HEADER in r.text for r in self.results.values()):  # also pdcc's own output
             include_dirs.append(str(RUNTIME_DIR))
         extra = self._device_runtime_flags()
         argv = [f"-I{d}" for d in include_dirs] + self.command.rewritten(mapping, at_end=extra)
@@ -261,6 +261,8 @@ def _emit(directory: str, original: str, text: str) -> None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
+        if RUNTIME_HEADER in text:  # the emitted file compiles on its own
+            shutil.copyfile(RUNTIME_DIR / "pdcc_rt.cuh", target.parent / "pdcc_rt.cuh")
     except OSError as exc:
         raise PdccError(Remark(Kind.ERROR, rules.OUTPUT_FAILED, f"cannot write '{target}': {exc.strerror}",
                                Location(original, 1, 1))) from exc

@@ -280,6 +280,9 @@ class _ClauseBuilder:
 
 def _check_combination(source: SourceFile, directive: Directive) -> None:
     """Clauses that are each fine but make no sense together."""
+    if directive.family == "dp" and not directive.off and not directive.clauses:
+        raise source.error(rules.CONFLICTING_CLAUSES, "'#pragma dp' needs at least one clause, or 'off'",
+                           directive.span, "e.g. '#pragma dp threshold(128)'")
     if directive.off and directive.clauses:
         raise source.error(rules.CONFLICTING_CLAUSES, "'off' cannot be combined with other clauses",
                            directive.clauses[0].span)

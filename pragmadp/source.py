@@ -227,4 +227,6 @@ class EditBuffer:
         if not self.edits:
             return self.source.data.decode("utf-8")
         name = self.source.display_path.replace("\\", "\\\\").replace('"', '\\"')
-        return f'#line 1 "{name}"\n' + self.rope().render()
+        text = self.rope().render()
+        bom = "\ufeff" if text.startswith("\ufeff") else ""  # a byte-order mark must stay first
+        return f'{bom}#line 1 "{name}"\n' + text[len(bom):]

@@ -111,3 +111,23 @@ def test_child_defined_after_its_parent_is_not_aggregated():
             "__global__ void child(float* out, int n) { if (threadIdx.x < n) out[threadIdx.x] = 0; }\n")
     result = transform(SourceFile("a.cu", code.encode()))
     assert result.remarks[0].rule.id == "PDCC517" and "defined after its parent" in result.remarks[0].message
+
+
+def test_a_parameter_passed_to_a_function_or_bound_to_a_reference_is_not_uniform():
+    helper = "__device__ void advance(const float*& p, int t) { p += t; }\n"
+    by_call = applied(run("advance(in, threadIdx.x);\n" + LAUNCH, parent_head=helper))
+    by_reference = applied(run("const float*& r = in;\nr += 1;\n" + LAUNCH))
+    assert "in" in by_call.args["varying_arguments"] and "in" in by_reference.args["varying_arguments"]
+
+
+@pytest.mark.nvcc
+def test_static_parent_and_static_child_compile(tmp_path):
+    from conftest import nvcc_compile
+    code = (CHILD.replace("__global__", "static __global__") +
+            "static __global__ void parent(float* out, const float* in, float a, int n) {\n"
+            + textwrap.indent(LAUNCH.replace("PRAGMA", "#pragma dp threshold(8) coarsen(2) consldt(block)"), "  ")
+            + "}\n")
+    source = tmp_path / "s.cu"
+    source.write_text(transform(SourceFile("s.cu", code.encode())).text)
+    compiled = nvcc_compile(source, tmp_path)
+    assert compiled.returncode == 0, compiled.stderr

@@ -225,3 +225,13 @@ def test_nvcc_error_after_a_transformed_site_names_the_users_line(project: Path)
 def test_verbose_output_is_nvccs_alone(project: Path):
     done = pdcc("-v", "-c", "src/kernels.cu", cwd=project, nvcc=project / "bin/nvcc")
     assert done.returncode == 0 and done.stderr == "" and done.stdout == ""
+
+
+def test_emitted_aggregated_source_carries_the_runtime_header(project: Path):
+    source = project / "src" / "kernels.cu"
+    source.write_text(ANNOTATED.replace("threshold(32)", "consldt(block)"))
+    done = pdcc("-c", "src/kernels.cu", "--emit", "out", "-q", cwd=project, nvcc=project / "bin/nvcc")
+    assert done.returncode == 0, done.stderr
+    assert (project / "out" / "pdcc_rt.cuh").exists()
+    again = pdcc("-c", "out/kernels.cu", "-q", cwd=project, nvcc=project / "bin/nvcc")
+    assert again.returncode == 0 and any("runtime" in a for a in nvcc_calls(project)[-1]["argv"])

@@ -113,4 +113,9 @@ def test_any_text_parses_or_fails_with_a_located_error(garbage):
         remark = error.remark
         assert remark.rule.id.startswith("PDCC1")
         assert remark.location.line == 1
-        assert 11 <= remark.location.column <= len(f"  #pragma {text}") + 1
+        assert 3 <= remark.location.column <= len(f"  #pragma {text}") + 1  # the pragma, or text in it
+
+
+def test_comments_inside_a_pragma_are_ignored():
+    assert [c.name for c in parse("dp threshold(64) // tuned on H200").clauses] == ["threshold"]
+    assert [c.name for c in parse("dp /* first */ threshold(64) /* then */ coarsen(2)").clauses] == ["threshold", "coarsen"]

@@ -109,3 +109,8 @@ def test_unreadable_and_binary_inputs(tmp_path):
     with pytest.raises(PdccError) as caught:
         SourceFile.read(str(binary))
     assert caught.value.remark.location.line == 2 and "not UTF-8" in caught.value.remark.message
+
+
+def test_an_empty_dp_pragma_is_an_error():
+    remark = error_of(site("dp")).remark
+    assert remark.rule.id == "PDCC104" and "needs at least one clause, or 'off'" in remark.message

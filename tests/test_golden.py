@@ -91,3 +91,25 @@ def test_untouched_lines_survive_in_order(source: Path):
             position += 1
         assert position < len(output), f"line {number + 1} lost or misplaced: {line!r}"
         position += 1
+
+
+def test_a_pragma_with_a_block_comment_over_two_lines_is_commented_out_whole():
+    code = ("__global__ void c(int* x, int n) { if (threadIdx.x < n) x[threadIdx.x] = 1; }\n"
+            "__global__ void p(int* x, int n) {\n  #pragma dp threshold(8) /* tune\n     later */\n"
+            "  c<<<(n + 31) / 32, 32>>>(x, n);\n}\n")
+    text = transform(SourceFile("b.cu", code.encode())).text
+    assert "// pdcc: #pragma dp threshold(8) /* tune\n//      later */\n" in text
+
+
+def test_a_byte_order_mark_stays_first():
+    code = "\ufeff__global__ void c(int* x) { x[threadIdx.x] = 1; }\n__global__ void p(int* x) {\n#pragma dp threshold(8)\n  c<<<1, 32>>>(x);\n}\n"
+    text = transform(SourceFile("b.cu", code.encode())).text
+    assert text.startswith('\ufeff#line 1 "b.cu"\n')
+
+
+def test_auto_leaves_launches_under_consumed_pragmas_alone():
+    code = ("__global__ void c(int* x) { x[threadIdx.x] = 1; }\n__global__ void p(int* x) {\n#pragma dp off\n"
+            "  c<<<1, 32>>>(x);\n}\n")
+    first = transform(SourceFile("b.cu", code.encode()), auto="threshold(8)").text
+    assert "__pdcc_serial" not in first
+    assert transform(SourceFile("b.cu", first.encode()), auto="threshold(8)").text == first

@@ -87,3 +87,20 @@ def test_unusual_signatures_compile(child: str, parent: str, tmp_path):
     source.write_text(run(child, parent).text)
     compiled = nvcc_compile(source, tmp_path)
     assert compiled.returncode == 0, compiled.stderr
+
+
+def test_a_launch_into_a_named_stream_is_not_thresholded():
+    child = "__global__ void child(int* x, int n) { x[threadIdx.x] = n; }\n"
+    result = run(child, PARENT.replace("child<<<(n + 31) / 32, 32>>>", "child<<<(n + 31) / 32, 32, 0, cudaStreamTailLaunch>>>"))
+    assert result.remarks[0].rule.id == "PDCC519" and "cudaStreamTailLaunch" in result.remarks[0].message
+    assert "__pdcc_serial" not in result.text
+
+
+@pytest.mark.parametrize("helper, words", [
+    ("__device__ int gid() { return blockIdx.x * blockDim.x + threadIdx.x; }\n", "(in 'gid', which it calls)"),
+    ("#define GID (blockIdx.x * blockDim.x + threadIdx.x)\n", "macro 'GID'"),
+])
+def test_indices_read_through_a_helper_or_macro_stop_the_pass(helper: str, words: str):
+    call = "gid()" if "gid()" in helper else "GID"
+    result = run(helper + f"__global__ void child(int* x, int n) {{ int i = {call}; if (i < n) x[i] = 1; }}\n")
+    assert [r.rule.id for r in result.remarks] == ["PDCC518"] and words in result.remarks[0].message

@@ -3,8 +3,10 @@
 Not when they cooperate: barriers, shared memory, warp-level intrinsics and cooperative groups all
 assume the threads of a block run together. Nor when the child launches itself, since serialising a
 recursive launch recurses on the parent's stack. Inline assembly is refused because pdcc cannot see
-what it does. Device functions the child calls in this file are checked too; functions defined
-elsewhere cannot be seen and are assumed not to cooperate.
+what it does. Nor when the child reads `threadIdx`/`blockIdx`/`blockDim`/`gridDim` through a helper
+function, a macro or a lambda: pdcc rewrites the built-ins only in the child's own body. Device
+functions the child calls in this file are checked too; functions defined elsewhere cannot be seen and
+are assumed not to cooperate.
 """
 
 from __future__ import annotations
@@ -34,9 +36,36 @@ class Obstacle:
     function: str
 
 
+_BUILTINS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
+
+
 def obstacles(unit: Unit, child: Function):
     """Every reason `child` cannot be serialised, in source order (callees where they are called)."""
-    return _search(unit, child, child, set())
+    return _search(unit, child, child, set(), _builtin_macros(unit))
+
+
+def _builtin_macros(unit: Unit) -> set[str]:
+    """Macros whose replacement text names a built-in index (`#define TID (blockIdx.x * ...)`)."""
+    names = set()
+    for node in walk(unit.tree.root_node):
+        if node.type in ("preproc_def", "preproc_function_def"):
+            value = node.child_by_field_name("value")
+            if value is not None and any(b in unit.text(value) for b in _BUILTINS):
+                names.add(unit.text(node.child_by_field_name("name")))
+    return names
+
+
+def _hidden_builtin(unit: Unit, node, in_callee: bool, macros: set[str]) -> str | None:
+    """How `node` reads a built-in pdcc cannot rename, if it does."""
+    text = unit.text(node)
+    if node.type == "identifier" and text in _BUILTINS and in_callee:
+        return f"'{text}'"
+    if node.type == "identifier" and text in macros:
+        return f"macro '{text}'"
+    if node.type == "lambda_expression" and not in_callee and any(
+            n.type == "identifier" and unit.text(n) in _BUILTINS for n in walk(node)):
+        return "a lambda"
+    return None
 
 
 def obstacle(unit: Unit, child: Function) -> Obstacle | None:
@@ -44,10 +73,15 @@ def obstacle(unit: Unit, child: Function) -> Obstacle | None:
     return next(obstacles(unit, child), None)
 
 
-def _search(unit: Unit, child: Function, function: Function, visited: set[str]):
+def _search(unit: Unit, child: Function, function: Function, visited: set[str], macros: set[str]):
     visited.add(function.name)
     where = "" if function is child else f" (in '{function.name}', which it calls)"
     for node in walk(function.body):
+        hidden = _hidden_builtin(unit, node, function is not child, macros)
+        if hidden is not None:
+            yield Obstacle(rules.CHILD_HIDDEN_BUILTINS, f"child '{child.name}' reads thread or block indices through "
+                           f"{hidden}{where}, which pdcc does not rewrite", node, function.name)
+            continue
         text = unit.text(node) if node.child_count == 0 or node.type in _ASM else ""
         if node.type in _ASM or text in ("asm", "__asm__", "__asm"):
             yield Obstacle(rules.CHILD_ASM, f"child '{child.name}' contains inline assembly{where}", node, function.name)
@@ -68,4 +102,4 @@ def _search(unit: Unit, child: Function, function: Function, visited: set[str]):
         elif node.type == "identifier" and node.parent.type == "call_expression" and text not in visited:
             for callee in unit.definitions(text):
                 if callee.runs_on_device and callee.body is not None:
-                    yield from _search(unit, child, callee, visited)
+                    yield from _search(unit, child, callee, visited, macros)

@@ -308,6 +308,8 @@ def add_auto_sites(unit: Unit, clauses: str) -> None:
     opted_out = {_next_statement(pragma) for pragma in unit.pdcc_pragmas
                  if directives.pragma_family(unit.text(pragma.child_by_field_name("argument"))) == "dp"
                  and unit.text(pragma.child_by_field_name("argument")).split()[1:2] == ["off"]}
+    opted_out |= {_next_statement(node) for node in walk(unit.tree.root_node)  # pragmas pdcc already consumed
+                  if node.type == "comment" and unit.text(node).startswith("// pdcc: #pragma dp")}
     for launch in unit.launches:
         if (not launch.on_device or "__host__" in launch.enclosing.qualifiers or launch.statement in annotated
                 or launch.statement in opted_out or is_generated(launch) or launch.statement.has_error):

@@ -43,6 +43,11 @@ CHILD_RECURSIVE = Rule("PDCC514", "child-launches-itself", "The child launches i
 CHILD_UNKNOWN = Rule("PDCC515", "child-not-found",
                      "The launched kernel is not defined in this file, so pdcc cannot build its serial version.")
 CHILD_ASM = Rule("PDCC516", "child-uses-inline-asm", "The child contains inline assembly pdcc cannot reason about.")
+CHILD_HIDDEN_BUILTINS = Rule("PDCC518", "child-builtins-hidden",
+                             "The child reads thread or block indices through a helper function, macro or lambda "
+                             "that pdcc does not rewrite.")
+STREAM_ORDER = Rule("PDCC519", "launch-into-a-stream",
+                    "The launch names a stream; running the child serially at once would break that stream's order.")
 CHILD_UNSUPPORTED = Rule("PDCC517", "child-signature-unsupported",
                          "The child's parameter list has a form pdcc cannot forward to a serial version.")
 

@@ -91,6 +91,12 @@ def _not_supported(result: Rewrite, site: Site, clause: Clause) -> None:
 
 def _comment_out(result: Rewrite, pragma) -> None:
     """`#pragma dp ...` -> `// pdcc: #pragma dp ...`: nvcc warns about unknown pragmas in device code,
-    and a second pdcc run must not apply the same pragma again."""
-    line = result.unit.source.line_of(pragma.start_byte)
-    result.edits.insert(pragma.start_byte, Rope(result.unit.source, [Generated("// pdcc: ", line)]))
+    and a second pdcc run must not apply the same pragma again. Further lines of the pragma (a block
+    comment that goes on) are commented too."""
+    source = result.unit.source
+    result.edits.insert(pragma.start_byte, Rope(source, [Generated("// pdcc: ", source.line_of(pragma.start_byte))]))
+    end = pragma.end_byte - 1 if source.data[pragma.end_byte - 1:pragma.end_byte] == b"\n" else pragma.end_byte
+    position = source.data.find(b"\n", pragma.start_byte, end)
+    while position >= 0:
+        result.edits.insert(position + 1, Rope(source, [Generated("// ", source.line_of(position + 1))]))
+        position = source.data.find(b"\n", position + 1, end)

@@ -34,7 +34,8 @@ from pragmadp.transforms.outline import template_arguments as outline_template_a
 PASS = "consldt"
 DEFAULT_POOL_BYTES = 64 << 20
 MAX_GROUPS = 65536
-_REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM)
+_REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM,
+            rules.CHILD_HIDDEN_BUILTINS)
 _UNIFORM_BUILTINS = {"gridDim", "blockDim"}
 
 
@@ -149,8 +150,15 @@ def _assigned_names(unit, function: Function) -> set[str]:
             target = node.child_by_field_name("argument")
         elif node.type == "pointer_expression" and unit.text(node).startswith("&"):
             target = node.child_by_field_name("argument")
-        elif node.type == "init_declarator":  # a local that may shadow a parameter
+        elif node.type == "init_declarator":  # a local that may shadow a parameter, or a reference to one
             target = node.child_by_field_name("declarator")
+            value = node.child_by_field_name("value")
+            if target is not None and value is not None and any(n.type == "reference_declarator" for n in walk(target)):
+                names.update(unit.text(n) for n in walk(value) if n.type == "identifier")
+        elif node.type == "argument_list" and node.parent.type == "call_expression" and not any(
+                c.type == "kernel_call_syntax" for c in node.parent.children):
+            # passed to a function, which may take it by reference and change it
+            names.update(unit.text(a) for a in node.named_children if a.type == "identifier")
         elif node.type == "declaration":
             names.update(unit.text(n) for d in node.children_by_field_name("declarator")
                          if d.type != "init_declarator" for n in walk(d) if n.type == "identifier")
@@ -207,7 +215,7 @@ def _define_child_side(result: Rewrite, site: Site, child: Child, varying: list[
     text = (f"\n// pdcc: one parent's launch of '{child.name}' at site {s}, kept for the aggregated launch\n"
             f"{child.template}struct pdcc_record_{s} {{\n{fields}  dim3 pdcc_grid;\n  dim3 pdcc_block;\n}};\n"
             f"\n// pdcc: the launches of a group of parents at site {s} as one grid\n"
-            f"{child.template}__global__ void {child.name}__pdcc_agg_{s}(const {record}* pdcc_records, "
+            f"{child.template}static __global__ void {child.name}__pdcc_agg_{s}(const {record}* pdcc_records, "
             f"const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen{uniform_declarations})\n{{\n"
             "  const unsigned pdcc_r = pdcc::find_record(pdcc_ends, pdcc_count, blockIdx.x);\n"
             f"  const {record} pdcc_rec = pdcc_records[pdcc_r];\n"
@@ -235,7 +243,8 @@ def wrap_parents(result: Rewrite) -> None:
     for parent_start, aggregations in result.aggregations.items():
         parent = next(f for f in unit.functions if f.node.start_byte == parent_start)
         body_name = f"{parent.name}__pdcc_body"
-        header_edits = [(n.start_byte, n.end_byte, "static __device__") for n in parent.node.children
+        storage = "" if any(n.type == "storage_class_specifier" for n in parent.node.children) else "static "
+        header_edits = [(n.start_byte, n.end_byte, f"{storage}__device__") for n in parent.node.children
                         if unit.text(n) == "__global__"]
         bounds = next((n for n in parent.node.children if n.type == "launch_bounds"), None)
         if bounds is not None:

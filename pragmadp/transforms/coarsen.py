@@ -27,7 +27,7 @@ from pragmadp.transforms.outline import Child, define_after_child, renamed, thre
 
 PASS = "coarsen"
 COARSE_SUFFIX = "__pdcc_coarse"
-_REFUSED = (rules.CHILD_COOPERATIVE, rules.CHILD_ASM)
+_REFUSED = (rules.CHILD_COOPERATIVE, rules.CHILD_ASM, rules.CHILD_HIDDEN_BUILTINS)
 _NEEDS_BARRIER = (rules.CHILD_BARRIER, rules.CHILD_SHARED)
 
 
@@ -45,7 +45,7 @@ def apply(result: Rewrite, site: Site, clause: Coarsen, child: Child, code: Site
     macro = f"PDCC_COARSEN_{site.name}"
     define_macro(result, site, macro, clause.value.text)
     name = child.name + COARSE_SUFFIX
-    signature = (f"{child.template}__global__ void {name}({child.declarations}{', ' if child.parameters else ''}"
+    signature = (f"{child.template}static __global__ void {name}({child.declarations}{', ' if child.parameters else ''}"
                  f"const dim3 pdcc_gridDim)")
     body = thread_call(child, "make_uint3(pdcc_bx, blockIdx.y, blockIdx.z)", "threadIdx", "pdcc_gridDim", "blockDim")
     definition = (f"\n// pdcc: '{child.name}' coarsened: each block does the work of several original blocks\n"

@@ -8,6 +8,7 @@ original blocks inside a coarsened kernel. It is written once per child, after t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pragmadp.cuda.frontend import Function, Node, Site, Unit, launched_identifier, walk
@@ -120,7 +121,8 @@ def parameters(unit: Unit, child: Function) -> list[Parameter] | None:
         declarator = node.child_by_field_name("declarator")
         default = node.child_by_field_name("default_value")
         end = declarator.end_byte if declarator is not None else (default.start_byte if default else node.end_byte)
-        text = unit.source.data[node.start_byte:end].decode().rstrip(" =")
+        # __grid_constant__ is allowed on __global__ parameters only; the copies pdcc makes are plain values
+        text = re.sub(r"\s*__grid_constant__\s*", " ", unit.source.data[node.start_byte:end].decode()).strip().rstrip(" =")
         identifier = next((n for n in walk(declarator) if n.type == "identifier"), None) if declarator else None
         if identifier is None:
             if declarator is not None and any(n.type not in ("abstract_pointer_declarator", "*", "type_qualifier",

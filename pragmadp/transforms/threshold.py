@@ -64,6 +64,13 @@ def apply(result: Rewrite, site: Site, clause: Threshold, child: Child, code: Si
         result.remark(Kind.MISSED, found.rule, f"{found.message} at line {at.line}; the launch is left as written",
                       clause.span, site, PASS, reason=found.rule.name, child=child.name, line=at.line)
         return
+    stream = launch.config[3] if len(launch.config) > 3 else None
+    if stream is not None and unit.text(stream) not in ("0", "nullptr", "NULL", "0L"):
+        result.remark(Kind.MISSED, rules.STREAM_ORDER,
+                      f"the launch goes into stream '{unit.text(stream)}' (a tail launch or an ordered stream); running "
+                      f"'{child.name}' serially right away would break that order, so it is not thresholded",
+                      clause.span, site, PASS, stream=unit.text(stream))
+        return
     macro = f"PDCC_THRESHOLD_{site.name}"
     count = thread_count.analyse(unit, launch.config[0], launch.statement.start_byte,
                                  type_parameter_names(unit, launch.enclosing) + type_parameter_names(unit, child.function),

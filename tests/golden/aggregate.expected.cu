@@ -44,7 +44,7 @@ struct pdcc_record_per_warp_0 {
 };
 
 // pdcc: the launches of a group of parents at site per_warp_0 as one grid
-__global__ void add_to__pdcc_agg_per_warp_0(const pdcc_record_per_warp_0* pdcc_records, const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen, float scale)
+static __global__ void add_to__pdcc_agg_per_warp_0(const pdcc_record_per_warp_0* pdcc_records, const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen, float scale)
 {
   const unsigned pdcc_r = pdcc::find_record(pdcc_ends, pdcc_count, blockIdx.x);
   const pdcc_record_per_warp_0 pdcc_rec = pdcc_records[pdcc_r];
@@ -79,7 +79,7 @@ struct pdcc_record_per_block_0 {
 };
 
 // pdcc: the launches of a group of parents at site per_block_0 as one grid
-__global__ void add_to__pdcc_agg_per_block_0(const pdcc_record_per_block_0* pdcc_records, const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen, float scale)
+static __global__ void add_to__pdcc_agg_per_block_0(const pdcc_record_per_block_0* pdcc_records, const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen, float scale)
 {
   const unsigned pdcc_r = pdcc::find_record(pdcc_ends, pdcc_count, blockIdx.x);
   const pdcc_record_per_block_0 pdcc_rec = pdcc_records[pdcc_r];
@@ -114,7 +114,7 @@ struct pdcc_record_per_group_0 {
 };
 
 // pdcc: the launches of a group of parents at site per_group_0 as one grid
-__global__ void add_to__pdcc_agg_per_group_0(const pdcc_record_per_group_0* pdcc_records, const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen, float scale)
+static __global__ void add_to__pdcc_agg_per_group_0(const pdcc_record_per_group_0* pdcc_records, const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen, float scale)
 {
   const unsigned pdcc_r = pdcc::find_record(pdcc_ends, pdcc_count, blockIdx.x);
   const pdcc_record_per_group_0 pdcc_rec = pdcc_records[pdcc_r];
@@ -170,7 +170,7 @@ static __device__ void fill_strided__pdcc_serial(const dim3 pdcc_gridDim, const 
 
 // pdcc: 'fill_strided' coarsened: each block does the work of several original blocks
 template <typename T, int Step>
-__global__ void fill_strided__pdcc_coarse(T* data, T value, int64_t n, const dim3 pdcc_gridDim)
+static __global__ void fill_strided__pdcc_coarse(T* data, T value, int64_t n, const dim3 pdcc_gridDim)
 {
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     fill_strided__pdcc_thread<T, Step>(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, data, value, n);
@@ -189,7 +189,7 @@ struct pdcc_record_per_grid_0 {
 
 // pdcc: the launches of a group of parents at site per_grid_0 as one grid
 template <typename T, int Step>
-__global__ void fill_strided__pdcc_agg_per_grid_0(const pdcc_record_per_grid_0<T, Step>* pdcc_records, const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen, T value)
+static __global__ void fill_strided__pdcc_agg_per_grid_0(const pdcc_record_per_grid_0<T, Step>* pdcc_records, const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen, T value)
 {
   const unsigned pdcc_r = pdcc::find_record(pdcc_ends, pdcc_count, blockIdx.x);
   const pdcc_record_per_grid_0<T, Step> pdcc_rec = pdcc_records[pdcc_r];

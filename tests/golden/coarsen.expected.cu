@@ -30,7 +30,7 @@ static __device__ void scale__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pd
 #line 3 "coarsen.cu"
 
 // pdcc: 'scale' coarsened: each block does the work of several original blocks
-__global__ void scale__pdcc_coarse(float* x, float a, int n, const dim3 pdcc_gridDim)
+static __global__ void scale__pdcc_coarse(float* x, float a, int n, const dim3 pdcc_gridDim)
 {
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     scale__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, x, a, n);
@@ -58,7 +58,7 @@ static __device__ void block_reverse__pdcc_thread(const uint3 pdcc_blockIdx, con
 #line 9 "coarsen.cu"
 
 // pdcc: 'block_reverse' coarsened: each block does the work of several original blocks
-__global__ void block_reverse__pdcc_coarse(int* data, int n, const dim3 pdcc_gridDim)
+static __global__ void block_reverse__pdcc_coarse(int* data, int n, const dim3 pdcc_gridDim)
 {
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     block_reverse__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, data, n);
@@ -96,7 +96,7 @@ static __device__ void stencil_2d__pdcc_serial(const dim3 pdcc_gridDim, const di
 #line 17 "coarsen.cu"
 
 // pdcc: 'stencil_2d' coarsened: each block does the work of several original blocks
-__global__ void stencil_2d__pdcc_coarse(float* out, const float* in, int w, int h, const dim3 pdcc_gridDim)
+static __global__ void stencil_2d__pdcc_coarse(float* out, const float* in, int w, int h, const dim3 pdcc_gridDim)
 {
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     stencil_2d__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, out, in, w, h);

@@ -7,10 +7,10 @@ __global__ void fill(int* out, int value, int n);
 
 __device__ int next_slot(int* counter) { return atomicAdd(counter, 1); }
 
-__global__ void parent(int* out, int* counter, const int* len, cudaStream_t stream) {
+__global__ void parent(int* out, int* counter, const int* len) {
   int n = len[threadIdx.x];
 #pragma dp threshold(96) coarsen(4) consldt(warp)
-  fill<<<(n + 31) / 32, 32, 0, stream>>>(out + 64 * next_slot(counter), (int)threadIdx.x, n);
+  fill<<<(n + 31) / 32, 32, 0, 0>>>(out + 64 * next_slot(counter), (int)threadIdx.x, n);
 }
 
 __global__ void fill(int* out, int value, int n) {

@@ -10,7 +10,7 @@ __device__ int next_slot(int* counter) { return atomicAdd(counter, 1); }
 
 static __device__ void fill__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, int* out, int value, int n);
 #line 10 "config_and_arguments.cu"
-__global__ void fill__pdcc_coarse(int* out, int value, int n, const dim3 pdcc_gridDim);
+static __global__ void fill__pdcc_coarse(int* out, int value, int n, const dim3 pdcc_gridDim);
 #line 4 "config_and_arguments.cu"
 #ifndef PDCC_THRESHOLD_parent_0
 #define PDCC_THRESHOLD_parent_0 96
@@ -18,7 +18,7 @@ __global__ void fill__pdcc_coarse(int* out, int value, int n, const dim3 pdcc_gr
 #ifndef PDCC_COARSEN_parent_0
 #define PDCC_COARSEN_parent_0 4
 #endif
-__global__ void parent(int* out, int* counter, const int* len, cudaStream_t stream) {
+__global__ void parent(int* out, int* counter, const int* len) {
   int n = len[threadIdx.x];
 // pdcc: #pragma dp threshold(96) coarsen(4) consldt(warp)
   { // pdcc: site parent_0: below PDCC_THRESHOLD_parent_0 child threads, run 'fill' here, blocks do PDCC_COARSEN_parent_0 original blocks each
@@ -32,7 +32,7 @@ __global__ void parent(int* out, int* counter, const int* len, cudaStream_t stre
     pdcc_cgrid.x = (pdcc_grid.x + PDCC_COARSEN_parent_0 - 1) / PDCC_COARSEN_parent_0;
     if (pdcc_n >= PDCC_THRESHOLD_parent_0) {
       (void)cudaGetLastError();
-      fill__pdcc_coarse<<<pdcc_cgrid, pdcc_block, 0, stream>>>(pdcc_arg0, pdcc_arg1, pdcc_arg2, pdcc_grid); // pdcc: generated
+      fill__pdcc_coarse<<<pdcc_cgrid, pdcc_block, 0, 0>>>(pdcc_arg0, pdcc_arg1, pdcc_arg2, pdcc_grid); // pdcc: generated
       if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
         fill__pdcc_serial(pdcc_grid, pdcc_block, pdcc_arg0, pdcc_arg1, pdcc_arg2);
     } else {
@@ -69,7 +69,7 @@ static __device__ void fill__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdc
 #line 16 "config_and_arguments.cu"
 
 // pdcc: 'fill' coarsened: each block does the work of several original blocks
-__global__ void fill__pdcc_coarse(int* out, int value, int n, const dim3 pdcc_gridDim)
+static __global__ void fill__pdcc_coarse(int* out, int value, int n, const dim3 pdcc_gridDim)
 {
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     fill__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, out, value, n);
