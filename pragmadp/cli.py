@@ -203,9 +203,14 @@ class Build:
                 self.err.print(exc.remark.render_text(), markup=False)
                 return None, {}
             if self.options.diff and result.changed:
-                sys.stdout.writelines(difflib.unified_diff(
-                    result.source.data.decode().splitlines(keepends=True), result.text.splitlines(keepends=True),
-                    fromfile=original, tofile=f"{original} (pdcc)"))
+                try:
+                    sys.stdout.writelines(difflib.unified_diff(
+                        result.source.data.decode().splitlines(keepends=True), result.text.splitlines(keepends=True),
+                        fromfile=original, tofile=f"{original} (pdcc)"))
+                    sys.stdout.flush()
+                except BrokenPipeError:  # `pdcc --diff ... | head`: the reader has seen enough; build on
+                    self.options.diff = False
+                    sys.stdout = open(os.devnull, "w")
             if not result.changed:
                 continue
             target = workdir / str(number) / os.path.basename(original)

@@ -114,3 +114,11 @@ def test_unreadable_and_binary_inputs(tmp_path):
 def test_an_empty_dp_pragma_is_an_error():
     remark = error_of(site("dp")).remark
     assert remark.rule.id == "PDCC104" and "needs at least one clause, or 'off'" in remark.message
+
+
+def test_two_pragmas_before_one_launch():
+    code = KERNEL + ("__global__ void parent(int* x, int n) {\n#pragma dp threshold(4)\n#pragma dp coarsen(2)\n"
+                     "  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n")
+    remark = error_of(code).remark
+    assert remark.rule.id == "PDCC201" and "two '#pragma dp' lines before one launch" in remark.message
+    assert remark.location.line == 3

@@ -236,6 +236,9 @@ def _bind(unit: Unit, pragma: Node) -> None:
         unit.meld_sites.append((directive, pragma, statement))
         return
     launch = next((l for l in unit.launches if l.statement == statement), None)
+    if launch is None and statement is not None and statement.type == "preproc_call" and _is_pdcc_pragma(unit, statement):
+        raise unit.source.error(rules.NOT_A_LAUNCH, "two '#pragma dp' lines before one launch; put all the clauses "
+                                "in one pragma", pragma_span(pragma), "e.g. '#pragma dp threshold(64) coarsen(2)'")
     if launch is None:
         where = unit.span(statement) if statement is not None else pragma_span(pragma)
         broken = statement is not None and statement.has_error

@@ -83,7 +83,7 @@ def apply(result: Rewrite, site: Site, clause: Threshold, child: Child, code: Si
         written = thread_count.dimensions_of(unit, launch.config[0])[0]
         grids = [d.grid if d.grid is not None else text for d, text in zip(count.dimensions, written)]
         code.grid_init = "dim3(" + ", ".join(grids) + ")" if count.written_as_dim3 else grids[0]
-    code.guard = f"{_threads_expression(count, unit, launch.config[1])} >= {macro}"
+    code.guard = f"{_threads_expression(count, unit, launch.config[0], launch.config[1])} >= {macro}"
     result.remark(Kind.APPLIED, rules.THRESHOLD_APPLIED,
                   f"launch of '{child.name}' runs serially in the parent thread below {macro} "
                   f"(= {clause.value.text}) child threads", Span(launch.call.start_byte, launch.call.end_byte),
@@ -99,7 +99,7 @@ def apply(result: Rewrite, site: Site, clause: Threshold, child: Child, code: Si
                   thread_count=count.describe(), found=count.found)
 
 
-def _threads_expression(count: thread_count.ThreadCount, unit, block: Node) -> str:
+def _threads_expression(count: thread_count.ThreadCount, unit, grid: Node, block: Node) -> str:
     """The number of child threads, as C: the product of the per-dimension counts."""
     factors = []
     for axis, dimension in zip("xyz", count.dimensions):
@@ -110,7 +110,9 @@ def _threads_expression(count: thread_count.ThreadCount, unit, block: Node) -> s
         else:
             factors.append(f"pdcc_grid.{axis} * pdcc_block.{axis}")
     if not count.written_as_dim3:
-        if not _scalar_block(unit, block):
+        if count.dimensions[0].count is None and not _scalar(unit, grid):
+            factors.append("pdcc_grid.y * pdcc_grid.z")  # a dim3 by another name
+        if not _scalar(unit, block):
             factors.append("pdcc_block.y * pdcc_block.z")
     else:
         for axis in "xyz"[len(count.dimensions):]:
@@ -120,10 +122,10 @@ def _threads_expression(count: thread_count.ThreadCount, unit, block: Node) -> s
     return "(unsigned long long)" + " * ".join(factors)  # no overflow in 32-bit products
 
 
-def _scalar_block(unit, block: Node) -> bool:
-    """A block size known to be one number (so its y and z are 1), not a dim3 or a name of unknown type."""
-    if block.type == "identifier":
-        declared = thread_count.local_initialiser(unit, block, block.start_byte)
+def _scalar(unit, size: Node) -> bool:
+    """A grid or block size known to be one number (so its y and z are 1), not a dim3 or a name of unknown type."""
+    if size.type == "identifier":
+        declared = thread_count.local_initialiser(unit, size, size.start_byte)
         return declared is not None and not declared[1]
-    return "dim3" not in unit.text(block) and block.type in ("number_literal", "binary_expression",
-                                                              "parenthesized_expression")
+    return "dim3" not in unit.text(size) and size.type in ("number_literal", "binary_expression",
+                                                            "parenthesized_expression")

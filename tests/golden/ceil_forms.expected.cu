@@ -181,7 +181,7 @@ __global__ void no_division(int* out, int blocks) {
   { // pdcc: site no_division_0: below PDCC_THRESHOLD_no_division_0 child threads, run 'add_one' here
     const dim3 pdcc_grid = blocks;
     const dim3 pdcc_block = 32;
-    if ((unsigned long long)pdcc_grid.x * pdcc_block.x >= PDCC_THRESHOLD_no_division_0) {
+    if ((unsigned long long)pdcc_grid.x * pdcc_block.x * pdcc_grid.y * pdcc_grid.z >= PDCC_THRESHOLD_no_division_0) {
       (void)cudaGetLastError();
       add_one<<<pdcc_grid, pdcc_block>>>(out, blocks * 32); // pdcc: generated
       if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
