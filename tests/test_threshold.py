@@ -74,6 +74,8 @@ def test_two_sites_in_one_parent_share_one_serial_version():
     result = run(child, parent)
     assert result.text.count("static __device__ void child__pdcc_serial(") == 1
     assert "PDCC_THRESHOLD_parent_0 16" in result.text and "PDCC_THRESHOLD_parent_1 8" in result.text
+    warning = [r for r in result.remarks if r.rule.id == "PDCC520"]
+    assert len(warning) == 1 and warning[0].site == "parent_1" and "the launch at line 5" in warning[0].message
 
 
 @pytest.mark.nvcc

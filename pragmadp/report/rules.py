@@ -48,6 +48,8 @@ CHILD_HIDDEN_BUILTINS = Rule("PDCC518", "child-builtins-hidden",
                              "that pdcc does not rewrite.")
 STREAM_ORDER = Rule("PDCC519", "launch-into-a-stream",
                     "The launch names a stream; running the child serially at once would break that stream's order.")
+EARLIER_LAUNCH = Rule("PDCC520", "serial-path-after-earlier-launch",
+                      "An earlier launch of the parent may still run when this child's work runs serially.")
 CHILD_UNSUPPORTED = Rule("PDCC517", "child-signature-unsupported",
                          "The child's parameter list has a form pdcc cannot forward to a serial version.")
 

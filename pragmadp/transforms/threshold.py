@@ -89,6 +89,15 @@ def apply(result: Rewrite, site: Site, clause: Threshold, child: Child, code: Si
                   f"(= {clause.value.text}) child threads", Span(launch.call.start_byte, launch.call.end_byte),
                   site, PASS, macro=macro, default=clause.value.text, serial_function=child.name + SERIAL_SUFFIX,
                   thread_count=count.describe())
+    earlier = [other for other in unit.launches if other.enclosing is not None and launch.enclosing is not None
+               and other.enclosing.node == launch.enclosing.node
+               and other.statement.start_byte < launch.statement.start_byte]
+    if earlier:
+        line = unit.source.line_of(earlier[-1].statement.start_byte)
+        result.remark(Kind.ANALYSIS, rules.EARLIER_LAUNCH,
+                      f"the launch at line {line} goes into the same stream: a launched '{child.name}' waits for it, "
+                      "the serial path below the threshold does not; make sure the two do not share data",
+                      clause.span, site, PASS, earlier_line=line)
     if count.found:
         forms = ", ".join(sorted({d.form for d in count.dimensions if d.count is not None}))
         message = f"child-thread count {count.describe()} from the ceiling division {forms}"
