@@ -20,7 +20,7 @@ _STATIC_CAST = re.compile(r"\bstatic_cast\s*<\s*([\w\s\*]+?)\s*>\s*\(")
 def _normalise(text: str) -> str:
     text = _STD_PREFIX.sub("", text)
     # static_cast<T>(e) -> ((T)(e)): the opening '(' of the cast's argument stays where it was.
-    return _STATIC_CAST.sub(lambda m: f"(({m.group(1)})", text).replace("((", "((", 1) if "static_cast" in text else text
+    return _STATIC_CAST.sub(lambda m: f"(({m.group(1)})", text)
 
 
 def parse_expression(text: str, type_names: tuple[str, ...] = ()) -> c_ast.Node | None:

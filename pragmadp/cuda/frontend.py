@@ -115,21 +115,22 @@ def parse(source: SourceFile) -> Unit:
     """Parses a file and binds each pdcc pragma to its statement (raising PdccError on misuse)."""
     tree = _parser().parse(source.data)
     unit = Unit(source, tree)
-    for node in _walk(tree.root_node):
+    for node in walk(tree.root_node):
         if node.type == "function_definition":
             unit.functions.append(_function(unit, node))
         elif node.type == "call_expression" and _kernel_call_syntax(node) is not None:
             launch = _launch(unit, node)
             if launch is not None:
                 unit.launches.append(launch)
-    for node in _walk(tree.root_node):
+    for node in walk(tree.root_node):
         if node.type == "preproc_call" and _is_pdcc_pragma(unit, node):
             unit.pdcc_pragmas.append(node)
             _bind(unit, node)
     return unit
 
 
-def _walk(node: Node):
+def walk(node: Node):
+    """Every node below (and including) `node`, in source order."""
     cursor = node.walk()
     visited_children = False
     while True:
@@ -143,11 +144,6 @@ def _walk(node: Node):
             visited_children = True
         else:
             return
-
-
-def walk(node: Node):
-    """Every node below (and including) `node`, in source order."""
-    return _walk(node)
 
 
 def _declarator(function_node: Node) -> Node:
@@ -267,7 +263,7 @@ def _bind(unit: Unit, pragma: Node) -> None:
 
 
 def _first_error(unit: Unit, node: Node) -> Span:
-    for child in _walk(node):
+    for child in walk(node):
         if child.is_error or child.is_missing:
             return unit.span(child) if child.end_byte > child.start_byte else Span(child.start_byte, child.start_byte + 1)
     return unit.span(node)
