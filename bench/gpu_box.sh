@@ -16,17 +16,30 @@ export PDCC_DATA=${PDCC_DATA:-$PWD/.data}
 nvidia-smi -L
 echo "== GPU tests"
 python3 -m pytest -q -m gpu -rA tests/ 2>&1 | tee "$out/gpu-tests.log" | tail -15
-echo "== compute-sanitizer on the SpMV sample, each transformation"
-for clauses in "threshold(128)" "threshold(128) coarsen(4)" "threshold(32) consldt(warp)" "threshold(32) coarsen(2) consldt(block)" \
-               "threshold(32) consldt(multiblock(8))" "threshold(32) coarsen(2) consldt(grid)"; do
-  tag=$(echo "$clauses" | tr -c 'a-z0-9\n' '_')
-  mkdir -p /tmp/san && sed "s/#pragma dp threshold(128)/#pragma dp $clauses/" samples/spmv/spmv_dp.cu > /tmp/san/spmv_dp.cu
-  python3 -m pragmadp -arch=sm_90 -O3 -q -lineinfo -I samples/common -I samples/spmv /tmp/san/spmv_dp.cu -o /tmp/san/$tag
-  for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 /tmp/san/$tag --size 20000 --reps 1 >>"$out/sanitizer.log" 2>&1
-    echo "$tool [$clauses] exit $?" | tee -a "$out/sanitizer.log"
+echo "== compute-sanitizer: memcheck on samples built by pdcc, one per transformation and granularity"
+# racecheck and synccheck cannot follow device-side launches (they warn and skip the child grids), so
+# they run on the runtime check, which uses the same scans and group counters without launching.
+san() {  # san TOOL LABEL COMMAND...
+  local tool=$1 label=$2; shift 2
+  compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >>"$out/sanitizer.log" 2>&1
+  local rc=$?
+  echo "$tool [$label] exit $rc" | tee -a "$out/sanitizer.log"
+}
+mkdir -p /tmp/san
+for sample in spmv bfs; do
+  for clauses in "threshold(128)" "threshold(128) coarsen(4)" "threshold(32) consldt(warp)" \
+                 "threshold(32) coarsen(2) consldt(block)" "threshold(32) consldt(multiblock(8))" \
+                 "threshold(32) coarsen(2) consldt(grid)" "consldt(block) buffer(pool, 2)"; do
+    tag=$sample-$(echo "$clauses" | tr -c 'a-z0-9\n' '_')
+    sed "s/#pragma dp threshold(128)/#pragma dp $clauses/" samples/$sample/${sample}_dp.cu > /tmp/san/${sample}_dp.cu
+    python3 -m pragmadp -arch=sm_90 -O3 -q -lineinfo -I samples/common -I samples/$sample /tmp/san/${sample}_dp.cu \
+      -o /tmp/san/$tag || { echo "build failed: $tag"; continue; }
+    san memcheck "$sample $clauses" /tmp/san/$tag --size 20000 --reps 1
   done
 done
+nvcc -arch=sm_90 -lineinfo -I pragmadp/runtime tests/cuda/runtime_check.cu -o /tmp/san/runtime_check
+for tool in memcheck racecheck synccheck; do san $tool "runtime check" /tmp/san/runtime_check; done
+san racecheck "spmv block, parent kernels only" /tmp/san/spmv-threshold_32__coarsen_2__consldt_block_ --size 20000 --reps 1
 [ "${SKIP_BENCH:-0}" = 1 ] && exit 0
 echo "== benchmark"
 python3 bench/run.py --out "$out/bench" "$@" 2>&1 | tee "$out/bench.log" | tail -120

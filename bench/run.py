@@ -3,15 +3,18 @@
 
 Variants per sample: the naive dynamic-parallelism program as written (nvcc), each pdcc configuration of
 bench/config.json (pdcc, the sample's threshold sites annotated with the configuration's clauses), the flat program without dynamic
-parallelism, and the best flat or library version. Each binary times itself with CUDA events (warm-up,
-median of `reps`) and checks its output against a CPU reference; a wrong result is shown as WRONG, never
-as a time. Writes results.json, a table (results.md, also printed) and ratios.png.
+parallelism, and the best flat or library version. `--sweep` adds every point of the config's grid
+(threshold x coarsening x granularity); `--tune` searches the same grid per input, one knob at a time
+per granularity (a fraction of the runs, for a GPU lent by the minute). Each binary times itself with
+CUDA events (warm-up, median of `reps`) and checks its output against a CPU reference; a wrong result is
+shown as WRONG, never as a time. Writes results.json, a table (results.md, also printed) and ratios.png.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import itertools
 import json
 import math
 import os
@@ -38,6 +41,7 @@ class Run:
     status: str = "ok"          # ok | WRONG | FAILED | TIMEOUT | NOT BUILT
     detail: str = ""
     gbps: float | None = None
+    wall_s: float | None = None  # the whole process: input generation, CPU reference, runs
 
 
 def data_dir() -> Path:
@@ -78,38 +82,73 @@ def with_clauses(source: Path, clauses: str, out: Path) -> Path | None:
     return copy
 
 
+def clauses_at(point: dict, granularity: str) -> str:
+    """The clauses of one point of the sweep grid (`point` holds threshold, coarsen and multiblock K)."""
+    clauses = f"threshold({point['threshold']})" + (f" coarsen({point['coarsen']})" if point["coarsen"] > 1 else "")
+    if granularity == "multiblock":
+        return clauses + f" consldt(multiblock({point['multiblock']}))"
+    return clauses + (f" consldt({granularity})" if granularity != "none" else "")
+
+
+def knobs(granularity: str) -> list[str]:
+    return ["threshold", "coarsen"] + (["multiblock"] if granularity == "multiblock" else [])
+
+
 def sweep_configurations(sweep: dict) -> list[dict]:
-    """Every combination of the sweep's threshold, coarsening and granularity values, as configurations."""
+    """Every point of the sweep grid: threshold x coarsening x granularity (x K for multiblock)."""
     configurations = []
-    for threshold in sweep["threshold"]:
-        for factor in sweep["coarsen"]:
-            for granularity in sweep["consldt"]:
-                clauses = f"threshold({threshold})" + (f" coarsen({factor})" if factor > 1 else "") \
-                    + (f" consldt({granularity})" if granularity != "none" else "")
-                configurations.append({"name": clauses, "clauses": clauses})
+    for granularity in sweep["consldt"]:
+        axes = [[(knob, value) for value in sweep[knob]] for knob in knobs(granularity)]
+        for point in itertools.product(*axes):
+            clauses = clauses_at(dict(point), granularity)
+            configurations.append({"name": clauses, "clauses": clauses})
     return configurations
 
 
-def build_all(config: dict, out: Path) -> dict[tuple[str, str], Path | None]:
-    """Builds every (sample, variant) in parallel; a failed build is reported, not fatal."""
-    arch = f"-arch={config['arch']}"
+def tune(sweep: dict, measure) -> None:
+    """Coordinate search of the sweep grid for one input: per granularity, from the grid's start point,
+    each knob in turn takes the value with the fastest correct run. `measure(clauses_list)` runs them."""
+    for granularity in sweep["consldt"]:
+        point = dict(sweep["start"])
+        for knob in knobs(granularity):
+            candidates = [dict(point, **{knob: value}) for value in sweep[knob]]
+            runs = measure([clauses_at(c, granularity) for c in candidates])
+            timed = [(run.median_ms, index) for index, run in enumerate(runs) if run.status == "ok"]
+            if timed:
+                point = candidates[min(timed)[1]]
+
+
+def pdcc_plan(name: str, variant: str, clauses: str, arch: str, out: Path) -> tuple | None:
+    """How to build one pdcc configuration of a sample, or None when it has no site to put it on."""
+    directory = SAMPLES / name
+    source = with_clauses(directory / f"{name}_dp.cu", clauses, out)
+    return None if source is None else (name, variant, pdcc_command(), source, [arch, "-q", "-I", str(directory)])
+
+
+def build_many(plans: list[tuple], out: Path) -> dict[tuple[str, str], Path | None]:
+    """Builds (sample, variant, compiler, source, flags) plans in parallel; a failed build is None, not fatal."""
     jobs = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for sample in config["samples"]:
-            name = sample["name"]
-            directory = SAMPLES / name
-            plans = [("naive", ["nvcc"], directory / f"{name}_dp.cu", [arch, "-rdc=true", "-lcudadevrt"]),
-                     ("flat", ["nvcc"], directory / f"{name}_flat.cu", [arch]),
-                     ("best", ["nvcc"], directory / f"{name}_best.cu", [arch, *sample.get("best_flags", [])])]
-            for configuration in config["pdcc_configurations"]:
-                source = with_clauses(directory / f"{name}_dp.cu", configuration["clauses"], out)
-                if source is not None:
-                    plans.append((configuration["name"], pdcc_command(), source, [arch, "-q", "-I", str(directory)]))
-            for variant, compiler, source, flags in plans:
-                binary = out / "bin" / f"{name}-{re.sub(r'[^A-Za-z0-9]+', '_', variant).strip('_')}"
-                log = out / "logs" / f"build-{binary.name}.log"
-                jobs[(name, variant)] = (pool.submit(build, compiler, source, binary, flags, log), binary)
+        for name, variant, compiler, source, flags in plans:
+            binary = out / "bin" / f"{name}-{re.sub(r'[^A-Za-z0-9]+', '_', variant).strip('_')}"
+            log = out / "logs" / f"build-{binary.name}.log"
+            jobs[(name, variant)] = (pool.submit(build, compiler, source, binary, flags, log), binary)
     return {key: binary if future.result() else None for key, (future, binary) in jobs.items()}
+
+
+def build_all(config: dict, out: Path) -> dict[tuple[str, str], Path | None]:
+    """Every sample's naive, flat and best programs and its pdcc configurations."""
+    arch = f"-arch={config['arch']}"
+    plans = []
+    for sample in config["samples"]:
+        name = sample["name"]
+        directory = SAMPLES / name
+        plans += [(name, "naive", ["nvcc"], directory / f"{name}_dp.cu", [arch, "-rdc=true", "-lcudadevrt"]),
+                  (name, "flat", ["nvcc"], directory / f"{name}_flat.cu", [arch]),
+                  (name, "best", ["nvcc"], directory / f"{name}_best.cu", [arch, *sample.get("best_flags", [])])]
+        plans += filter(None, (pdcc_plan(name, c["name"], c["clauses"], arch, out)
+                               for c in config["pdcc_configurations"]))
+    return build_many(plans, out)
 
 
 def run_one(binary: Path | None, sample: str, label: str, variant: str, args: list[str], reps: int,
@@ -118,12 +157,15 @@ def run_one(binary: Path | None, sample: str, label: str, variant: str, args: li
     if binary is None:
         run.status = "NOT BUILT"
         return run
+    started = time.time()
     try:
         done = subprocess.run([str(binary), *args, "--reps", str(reps)], capture_output=True, text=True,
                               timeout=timeout, cwd=ROOT)
     except subprocess.TimeoutExpired:
         run.status = "TIMEOUT"
         return run
+    finally:
+        run.wall_s = round(time.time() - started, 2)
     with log.open("a") as handle:
         handle.write(f"$ {binary.name} {' '.join(args)}\n{done.stdout}{done.stderr}\n")
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -154,10 +196,16 @@ def fmt(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def table(runs: list[Run], pdcc_names: list[str]) -> tuple[str, dict]:
-    """Markdown tables per sample input and the geometric-mean summary of the best pdcc configuration."""
+def fastest(group: dict[str, Run], names: list[str]) -> Run | None:
+    return min((group[n] for n in names if n in group and group[n].status == "ok"), key=lambda r: r.median_ms,
+               default=None)
+
+
+def table(runs: list[Run], pdcc_names: list[str], aggregation_names: list[str] = ()) -> tuple[str, dict]:
+    """Markdown tables per sample input and the geometric-mean summary of the best pdcc configuration
+    (against aggregation alone: the fastest of the `aggregation_names` configurations)."""
     summary: dict[str, list[float | None]] = {"vs naive (all inputs)": [], "vs naive (naive correct)": [],
-                                              "vs flat": [], "vs best": []}
+                                              "vs aggregation alone": [], "vs flat": [], "vs best": []}
     lines = []
     keys = list(dict.fromkeys((r.sample, r.input) for r in runs))
     for sample, label in keys:
@@ -173,13 +221,14 @@ def table(runs: list[Run], pdcc_names: list[str]) -> tuple[str, dict]:
             ratio_naive = fmt(ratio(naive, run))
             lines.append(f"| {variant} | {shown} | {verdict} | {fmt(run.gbps, 1)} | {ratio_naive}"
                          f"{naive_note if ratio_naive != '-' else ''} | {fmt(ratio(flat, run))} | {fmt(ratio(best, run))} |")
-        fastest = min((group[n] for n in pdcc_names if n in group and group[n].status == "ok"),
-                      key=lambda r: r.median_ms, default=None)
-        if fastest is not None:
-            for key, reference in (("vs naive (all inputs)", naive), ("vs flat", flat), ("vs best", best)):
-                summary[key].append(ratio(reference, fastest))
+        top = fastest(group, pdcc_names)
+        if top is not None:
+            lines.append(f"\nFastest pdcc configuration: `{top.variant}` ({fmt(top.median_ms, 3)} ms).")
+            for key, reference in (("vs naive (all inputs)", naive), ("vs flat", flat), ("vs best", best),
+                                   ("vs aggregation alone", fastest(group, list(aggregation_names)))):
+                summary[key].append(ratio(reference, top))
             if naive is not None and naive.status == "ok":
-                summary["vs naive (naive correct)"].append(ratio(naive, fastest))
+                summary["vs naive (naive correct)"].append(ratio(naive, top))
         lines.append("")
     lines += ["### Geometric mean, best pdcc configuration per input (reference time / pdcc time)", "",
               "| against | ratio | inputs |", "| --- | ---: | ---: |"]
@@ -225,14 +274,16 @@ def main() -> int:
     parser.add_argument("--samples", nargs="*", help="only these samples")
     parser.add_argument("--reps", type=int, help="timed runs per variant (config default otherwise)")
     parser.add_argument("--sweep", action="store_true",
-                        help="the configurations of the config's sweep (threshold x coarsen x granularity) instead")
+                        help="add every point of the config's sweep grid (threshold x coarsen x granularity)")
+    parser.add_argument("--tune", action="store_true",
+                        help="add a coordinate search of the sweep grid per input (far fewer runs than --sweep)")
     arguments = parser.parse_args()
     if shutil.which("nvidia-smi") is None or subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode:
         print("bench: no NVIDIA GPU here; run `make bench` on a machine with one", file=sys.stderr)
         return 2
     config = json.loads(Path(arguments.config).read_text())
     if arguments.sweep:
-        config["pdcc_configurations"] = sweep_configurations(config["sweep"])
+        config["pdcc_configurations"] += sweep_configurations(config["sweep"])
     if arguments.samples:
         config["samples"] = [s for s in config["samples"] if s["name"] in arguments.samples]
     reps = arguments.reps or config["reps"]
@@ -245,19 +296,39 @@ def main() -> int:
           f"in {time.time() - started:.0f} s", flush=True)
     data = data_dir()
     pdcc_names = [c["name"] for c in config["pdcc_configurations"]]
+    aggregation_names = [c["name"] for c in config["pdcc_configurations"] if c.get("role") == "aggregation only"]
     runs = []
     for sample in config["samples"]:
+        name = sample["name"]
         for item in sample["inputs"]:
             args = [a.replace("{data}", str(data)) for a in item["args"]]
-            for variant in (*PLAIN_VARIANTS, *pdcc_names):
-                if (sample["name"], variant) not in binaries:
-                    continue  # no site this configuration applies to
-                run = run_one(binaries[(sample["name"], variant)], sample["name"], item["label"], variant, args,
-                              reps, config["timeout_s"], out / "logs" / f"run-{sample['name']}.log")
-                runs.append(run)
-                print(f"  {sample['name']:10s} {item['label']:22s} {variant:22s} {run.status:9s} "
-                      f"{fmt(run.median_ms, 3)} ms", flush=True)
-    text, summary = table(runs, pdcc_names)
+
+            def measure(variants: list[str]) -> list[Run]:
+                measured = []
+                for variant in variants:
+                    run = run_one(binaries[(name, variant)], name, item["label"], variant, args, reps,
+                                  config["timeout_s"], out / "logs" / f"run-{name}.log")
+                    runs.append(run)
+                    measured.append(run)
+                    print(f"  {name:10s} {item['label']:22s} {variant:40s} {run.status:9s} "
+                          f"{fmt(run.median_ms, 3):>9s} ms  ({run.wall_s} s)", flush=True)
+                return measured
+
+            measure([v for v in (*PLAIN_VARIANTS, *pdcc_names) if (name, v) in binaries])
+            if arguments.tune and any((name, v) in binaries for v in pdcc_names):
+                def measure_clauses(clauses: list[str]) -> list[Run]:
+                    """Builds what is new (in parallel), then runs what this input has not run yet."""
+                    arch = f"-arch={config['arch']}"
+                    binaries.update(build_many([pdcc_plan(name, c, c, arch, out) for c in clauses
+                                                if (name, c) not in binaries], out))
+                    done = {r.variant: r for r in runs if (r.sample, r.input) == (name, item["label"])}
+                    fresh = iter(measure([c for c in dict.fromkeys(clauses) if c not in done]))
+                    done.update({r.variant: r for r in fresh})
+                    pdcc_names.extend(c for c in clauses if c not in pdcc_names)
+                    return [done[c] for c in clauses]
+
+                tune(config["sweep"], measure_clauses)
+    text, summary = table(runs, pdcc_names, aggregation_names)
     (out / "results.md").write_text(text)
     (out / "results.json").write_text(json.dumps({"runs": [asdict(r) for r in runs], "geomean": summary,
                                                   "reps": reps}, indent=2))

@@ -34,7 +34,8 @@ def test_every_granularity_applies_and_reports_storage(granularity: str):
     result = run(LAUNCH, f"consldt({granularity})")
     assert applied(result).args["granularity"] == granularity.split("(")[0]
     storage = next(r for r in result.remarks if r.rule.id == "PDCC561")
-    assert storage.args["pool_bytes"] == 64 << 20 and "overflow launches directly" in storage.message
+    assert storage.args["pool_bytes"] == 64 << 20 and "a record that does not fit launches directly" in storage.message
+    assert storage.args["records_per_thread"] == 1 and "#define PDCC_RECORDS_PER_THREAD_parent_0 1" in result.text
     assert "static __device__ void parent__pdcc_body(" in result.text
     assert "__global__ void parent(float* out, const float* in, float a, int n)\n{" in result.text
     assert "child__pdcc_agg_parent_0<<<pdcc_total, pdcc_widest>>>" in result.text
@@ -72,6 +73,23 @@ def test_aggregation_threshold_and_record_capacity_become_macros():
     assert "#define PDCC_AGG_THRESHOLD_parent_0 3" in result.text
     assert "#define PDCC_RECORDS_parent_0 64" in result.text
     assert "if (pdcc_n >= PDCC_AGG_THRESHOLD_parent_0) {" in result.text
+
+
+@pytest.mark.parametrize("loop", [
+    "for (int k = 0; k < 3; ++k) {\n  BODY\n}", "while (m > 0) {\n  BODY\n  m -= 32;\n}",
+    "do {\n  if (n) {\n    BODY\n  }\n} while (0);", "for (int k : {1, 2}) {\n  BODY\n}"])
+def test_a_launch_in_a_loop_reserves_several_records_per_thread(loop: str):
+    body = "int m = n - threadIdx.x;\n" + loop.replace("BODY", "PRAGMA\nchild<<<(m + 31) / 32, 32>>>(out, in, a, m);")
+    result = run(body, "consldt(grid)")
+    storage = next(r for r in result.remarks if r.rule.id == "PDCC561")
+    assert storage.args["records_per_thread"] == 4 and "the launch is in a loop" in storage.message
+    assert "#define PDCC_RECORDS_PER_THREAD_parent_0 4" in result.text
+
+
+def test_a_loop_around_the_parent_body_is_not_a_loop_around_the_launch():
+    body = "for (int k = 0; k < 3; ++k) { n += k; }\n" + LAUNCH
+    storage = next(r for r in run(body).remarks if r.rule.id == "PDCC561")
+    assert storage.args["records_per_thread"] == 1
 
 
 @pytest.mark.parametrize("child, body, rule, words", [

@@ -41,8 +41,35 @@ def test_geometric_mean():
     assert abs(bench.geomean([2.0, 8.0]) - 4.0) < 1e-12 and bench.geomean([]) is None
 
 
-def test_sweep_expands_every_combination():
-    configurations = bench.sweep_configurations({"threshold": [32, 1024], "coarsen": [1, 4], "consldt": ["none", "grid"]})
-    names = [c["clauses"] for c in configurations]
-    assert len(names) == 8
+def test_sweep_expands_every_point_of_the_grid():
+    grid = {"threshold": [32, 1024], "coarsen": [1, 4], "consldt": ["none", "multiblock", "grid"], "multiblock": [1, 64]}
+    names = [c["clauses"] for c in bench.sweep_configurations(grid)]
+    assert len(names) == len(set(names)) == 4 + 8 + 4
     assert "threshold(32)" in names and "threshold(1024) coarsen(4) consldt(grid)" in names
+    assert "threshold(32) coarsen(4) consldt(multiblock(64))" in names
+
+
+def test_tuning_takes_the_fastest_correct_value_of_each_knob_in_turn():
+    grid = {"threshold": [32, 128, 1024], "coarsen": [1, 4, 16], "consldt": ["none", "multiblock"],
+            "multiblock": [1, 8, 64], "start": {"threshold": 128, "coarsen": 4, "multiblock": 8}}
+    cost = {"threshold(32)": 1.0, "threshold(1024)": 9.0, "coarsen(4)": 0.2, "multiblock(64)": 0.5}  # wrong: threshold(1024)
+    asked = []
+
+    def measure(clauses: list[str]) -> list[bench.Run]:
+        asked.extend(clauses)
+        return [result(c, 10.0 - sum(v for k, v in cost.items() if k in c and k != "threshold(1024)"),
+                       "WRONG" if "threshold(1024)" in c else "ok") for c in clauses]
+
+    bench.tune(grid, measure)
+    assert asked[:3] == ["threshold(32) coarsen(4)", "threshold(128) coarsen(4)", "threshold(1024) coarsen(4)"]
+    assert asked[3:6] == ["threshold(32)", "threshold(32) coarsen(4)", "threshold(32) coarsen(16)"]
+    assert asked[-3:] == [f"threshold(32) coarsen(4) consldt(multiblock({k}))" for k in (1, 8, 64)]
+    assert len(asked) == 6 + 9
+
+
+def test_summary_compares_with_the_fastest_aggregation_only_configuration():
+    runs = [result("naive", 8.0), result("flat", 4.0), result("best", 1.0), result("agg grid", 6.0),
+            result("agg block", 3.0), result("tuned", 1.5)]
+    text, summary = bench.table(runs, ["agg grid", "agg block", "tuned"], ["agg grid", "agg block"])
+    assert summary["vs aggregation alone"] == 2.0 and abs(summary["vs naive (naive correct)"] - 8.0 / 1.5) < 1e-9
+    assert "Fastest pdcc configuration: `tuned` (1.500 ms)." in text

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from conftest import nvcc_compile
+from conftest import HAVE_NVCC, nvcc_compile
 from pragmadp.pipeline import transform
 from pragmadp.source import SourceFile
 
@@ -48,6 +48,28 @@ def test_children_tied_to_the_real_grid_are_not_coarsened(body: str, rule: str):
     assert [r.rule.id for r in result.remarks] == [rule]
     assert "it is not coarsened" in result.remarks[0].message
     assert "child<<<(n + 31) / 32, 32>>>(x, n);" in result.text
+
+
+@pytest.mark.parametrize("clauses", ["coarsen(4)", "threshold(64) coarsen(4) consldt(block)"])
+def test_a_kernel_that_launches_itself_is_not_coarsened(clauses: str, tmp_path):
+    code = textwrap.dedent(f"""\
+        __global__ void walk(const int* next, int* seen, int node) {{
+          seen[node] = 1;
+          int n = next[node];
+          if (n > 0) {{
+        #pragma dp {clauses}
+            walk<<<(n + 31) / 32, 32>>>(next, seen, n);
+          }}
+        }}
+        """)
+    result = transform(SourceFile("w.cu", code.encode()))
+    missed = next(r for r in result.remarks if r.pass_name == "coarsen")
+    assert missed.rule.id == "PDCC514" and "first level of the recursion" in missed.message
+    assert "__pdcc_coarse" not in result.text
+    (tmp_path / "w.cu").write_text(result.text)
+    if HAVE_NVCC:
+        compiled = nvcc_compile(tmp_path / "w.cu", tmp_path)
+        assert compiled.returncode == 0, compiled.stderr
 
 
 def test_nothing_pdcc_writes_synchronises_on_the_device():

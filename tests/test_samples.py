@@ -1,13 +1,16 @@
 """Every sample builds: the annotated program through pdcc, and each baseline through nvcc (CPU only).
 
-On a GPU, the thresholded SpMV sample must match the CPU reference on random inputs; the naive program
-is run beside it and its verdict recorded (on an H200 it loses launches past the pending-launch pool).
+On a GPU, every sample built by pdcc in every configuration (each granularity with and without threshold
+and coarsening, records overflowing their storage, a pool too small) must match the CPU reference on
+random inputs of two seeds.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -74,32 +77,68 @@ def run_sample(binary: Path, *args: str) -> dict:
     return json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
 
 
-@pytest.mark.gpu
-@pytest.mark.parametrize("clauses", [
+# Each granularity with and without threshold and coarsening, records that overflow their group's
+# storage (buffer), and a pool too small for the grid (most parents launch directly).
+GPU_CONFIGURATIONS = [
     "threshold(128)", "threshold(128) coarsen(4)", "coarsen(8)",
-    "consldt(warp)", "threshold(128) coarsen(4) consldt(warp) agg_threshold(4)",
-    "consldt(block)", "threshold(128) coarsen(4) consldt(block) agg_threshold(2)",
-    "threshold(64) consldt(block) buffer(pool, 8)",
-    "consldt(multiblock(8))", "threshold(128) coarsen(4) consldt(multiblock(64))",
-    "consldt(grid)", "threshold(128) coarsen(8) consldt(grid)",
-    "consldt(block) -DPDCC_POOL_BYTES_spmv_rows_0=65536",  # the pool runs out: most parents launch directly
-    "consldt(grid) -DPDCC_POOL_BYTES_spmv_rows_0=65536"])
-@pytest.mark.parametrize("seed", [1, 2])
-def test_pdcc_spmv_matches_the_cpu_reference(seed: int, clauses: str, tmp_path: Path):
-    """The naive program is run beside it and its verdict printed (on an H200 it loses launches)."""
-    annotated = (ROOT / "samples/spmv/spmv_dp.cu").read_text()
-    assert "#pragma dp threshold(128)" in annotated
-    source = tmp_path / "spmv_dp.cu"
-    clauses, *defines = clauses.split(" -D")
-    source.write_text(annotated.replace("#pragma dp threshold(128)", f"#pragma dp {clauses}"))
-    include = ["-I", "samples/common", "-I", "samples/spmv", *("-D" + d for d in defines)]
-    assert subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-rdc=true", *include, "samples/spmv/spmv_dp.cu", "-o",
-                           str(tmp_path / "naive"), "-lcudadevrt"], cwd=ROOT).returncode == 0
-    built = pdcc("-arch=sm_90", "-O3", "-q", *include, str(source), "-o", str(tmp_path / "pdcc"))
-    assert built.returncode == 0, built.stderr
-    args = ("--size", str(200_000 * seed), "--seed", str(seed), "--param", str(0.6 + 0.3 * seed), "--reps", "1")
-    optimised = run_sample(tmp_path / "pdcc", *args)
-    naive = run_sample(tmp_path / "naive", *args)
-    print(f"{clauses}, seed {seed}: naive correct={naive['correct']} ({naive['detail']}), "
-          f"pdcc correct={optimised['correct']} ({optimised['detail']})")
-    assert optimised["correct"], optimised["detail"]
+    "consldt(warp)", "threshold(32) coarsen(2) consldt(warp) agg_threshold(4)",
+    "consldt(block)", "threshold(64) coarsen(4) consldt(block) agg_threshold(2)",
+    "consldt(multiblock(8))", "threshold(128) coarsen(8) consldt(multiblock(64))",
+    "consldt(grid)", "threshold(128) coarsen(4) consldt(grid)",
+    "consldt(block) buffer(pool, 2)", "threshold(32) consldt(warp) buffer(pool, 1)",
+    "consldt(grid) buffer(pool, 16)",
+    "consldt(block) -DPDCC_POOL_BYTES_{site}=65536", "consldt(multiblock(4)) -DPDCC_POOL_BYTES_{site}=65536",
+]
+# Small random inputs per seed (the bench runs the large ones).
+GPU_INPUTS = {
+    "spmv": lambda seed: ("--size", str(200_000 * seed), "--param", str(0.6 + 0.3 * seed)),
+    "bfs": lambda seed: ("--size", str(32768 * seed)),
+    "sssp": lambda seed: ("--size", str(32768 * seed)),
+    "triangles": lambda seed: ("--size", str(10 + seed)),
+    "bezier": lambda seed: ("--size", str(8192 * seed)),
+    "tree": lambda seed: ("--size", str(65536 * seed), "--param", str(2 + 6 * seed)),
+}
+GPU_SEEDS = (1, 2)
+
+
+def annotated_with(name: str, configuration: str, directory: Path) -> tuple[Path, list[str]]:
+    """The sample with its '#pragma dp' replaced by the configuration's clauses, and its -D flags."""
+    annotated = (ROOT / "samples" / name / f"{name}_dp.cu").read_text()
+    pragma = re.search(r"^[ \t]*#pragma dp .*$", annotated, re.MULTILINE)
+    assert pragma, f"{name} has no '#pragma dp' line"
+    parent = re.findall(r"__global__ void (\w+)\(", annotated[:pragma.start()])[-1]
+    clauses, *defines = configuration.format(site=f"{parent}_0").split(" -D")
+    source = directory / f"{name}_dp.cu"
+    source.write_text(annotated[:pragma.start()] + f"  #pragma dp {clauses}" + annotated[pragma.end():])
+    return source, ["-D" + d for d in defines]
+
+
+@pytest.fixture(scope="module")
+def gpu_builds(tmp_path_factory) -> dict[tuple[str, str], subprocess.CompletedProcess]:
+    """Every sample in every configuration, built by pdcc in parallel (one nvcc per core)."""
+    root = tmp_path_factory.mktemp("gpu-builds")
+
+    def build(job: tuple[str, str]):
+        name, configuration = job
+        directory = root / f"{name}-{GPU_CONFIGURATIONS.index(configuration)}"
+        directory.mkdir()
+        source, defines = annotated_with(name, configuration, directory)
+        done = pdcc("-arch=sm_90", "-O3", "-q", "-I", "samples/common", "-I", f"samples/{name}", *defines,
+                    str(source), "-o", str(directory / name), "--report", str(directory / "report.json"))
+        return job, done, directory / name
+
+    jobs = [(name, configuration) for name in SAMPLES for configuration in GPU_CONFIGURATIONS]
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        return {job: (done, binary) for job, done, binary in pool.map(build, jobs)}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("configuration", GPU_CONFIGURATIONS)
+@pytest.mark.parametrize("name", SAMPLES)
+def test_pdcc_built_sample_matches_the_cpu_reference(name: str, configuration: str, gpu_builds):
+    done, binary = gpu_builds[(name, configuration)]
+    assert done.returncode == 0, done.stderr
+    for seed in GPU_SEEDS:
+        result = run_sample(binary, *GPU_INPUTS[name](seed), "--seed", str(seed), "--reps", "1")
+        print(f"{name} [{configuration}] seed {seed}: {result['detail'] or 'correct'}")
+        assert result["correct"], f"seed {seed}: {result['detail']}"

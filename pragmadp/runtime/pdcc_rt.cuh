@@ -34,7 +34,7 @@ __device__ __forceinline__ uint3 unflatten(unsigned index, dim3 extent) {
 
 // Inclusive prefix sum over the lanes in `mask` (lanes in order; absent lanes contribute nothing).
 __device__ __forceinline__ unsigned warp_inclusive_scan(unsigned value, unsigned mask) {
-  const unsigned lane = threadIdx.x & 31u;
+  const unsigned lane = linear_thread() & 31u;  // lanes follow the linear thread index, in 2-D blocks too
   for (unsigned offset = 1; offset < 32u; offset <<= 1) {
     const unsigned other = __shfl_up_sync(mask, value, offset);
     if (lane >= offset) value += other;
@@ -73,7 +73,7 @@ __device__ __forceinline__ unsigned record_threads(const Record& r) {
 template <typename Record>
 __device__ unsigned warp_scan_records(const Record* records, unsigned* ends, unsigned count, unsigned coarsen,
                                       unsigned mask, unsigned* max_threads) {
-  const unsigned lane = threadIdx.x & 31u;
+  const unsigned lane = linear_thread() & 31u;
   unsigned carry = 0, widest = 0;
   for (unsigned start = 0; start < count; start += 32u) {
     const unsigned i = start + lane;
@@ -138,6 +138,16 @@ __device__ __forceinline__ unsigned char* pool_take(Pool& pool, unsigned char* s
   bytes = (bytes + 127ull) & ~127ull;  // chunks start on their own cache lines (storage is 128-aligned)
   const unsigned long long at = atomicAdd(&pool.used, bytes);
   return at + bytes <= capacity ? storage + at : nullptr;
+}
+
+// Records per group: what the launch asks for (`wanted`), but no more than a fair share of the pool
+// among the grid's `groups`, so that every group gets storage and only the excess launches directly.
+__device__ __forceinline__ unsigned records_that_fit(unsigned long long wanted, unsigned long long pool_bytes,
+                                                     unsigned long long groups, unsigned long long record_bytes) {
+  const unsigned long long bytes = pool_bytes / (groups ? groups : 1ull);
+  const unsigned long long share = bytes > 128ull ? (bytes - 128ull) / (record_bytes + 4ull) : 0ull;  // 128: alignment
+  const unsigned long long records = wanted < share ? wanted : share;
+  return records < 0xffffffffull ? (unsigned)records : 0xffffffffu;
 }
 
 // Called once per parent block after its last use of the pool.

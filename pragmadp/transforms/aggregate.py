@@ -11,8 +11,10 @@ parent's body is outlined into `parent__pdcc_body`, so early `return`s are fine)
 `grid` groups are flushed by the last of their blocks to finish, on the device. `agg_threshold(P)`
 (warp, block): fewer than P records launch one by one. Storage is a per-site pool (`PDCC_POOL_BYTES_<site>`)
 handed out per group at run time, sized from the real launch: the group's threads times the records per
-thread (`buffer(KIND, CAP)`: CAP records per group); a failed aggregated launch falls back to launching
-(or running) each record, so no work is lost.
+thread (1, or 4 for a launch inside a loop: `PDCC_RECORDS_PER_THREAD_<site>`), or `buffer(KIND, CAP)`'s CAP
+records per group, but never more than the group's fair share of the pool, so every group gets storage.
+A record that does not fit and a failed aggregated launch fall back to launching (or running) the child
+directly, so no work is lost.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from pragmadp.transforms.outline import template_arguments as outline_template_a
 
 PASS = "consldt"
 DEFAULT_POOL_BYTES = 64 << 20
+RECORDS_PER_THREAD_IN_LOOPS = 4
+_LOOPS = {"for_statement", "for_range_loop", "while_statement", "do_statement"}
 MAX_GROUPS = 65536
 _REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM,
             rules.CHILD_HIDDEN_BUILTINS)
@@ -45,7 +49,8 @@ class Aggregation:
 
     site: Site
     granularity: str
-    names: dict[str, str]        # record type, aggregated kernel, one-record launch, coarsening, as seen from the parent
+    names: dict[str, str]        # record type, aggregated kernel and one-record launch, as seen from the parent
+    coarsen: str                 # the coarsening factor (its macro, or 1)
     uniform_values: list[str]    # the arguments passed once per group, as written at the site
     threshold: bool              # agg_threshold given
 
@@ -70,17 +75,19 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
              "direct": f"{prefix}{child.name}__pdcc_direct_{s}{targs}"}
     coarsen = coarsen_macro or "1"
     _define_child_side(result, site, child, varying, uniform, code, coarsen)
-    pool_macro, capacity = f"PDCC_POOL_BYTES_{s}", f"PDCC_RECORDS_{s}"
+    pool_macro, capacity, per_thread = f"PDCC_POOL_BYTES_{s}", f"PDCC_RECORDS_{s}", f"PDCC_RECORDS_PER_THREAD_{s}"
     define_macro(result, site, pool_macro, str(DEFAULT_POOL_BYTES))
     buffer: Buffer | None = directive.clause(Buffer)
     define_macro(result, site, capacity, buffer.capacity.text if buffer and buffer.capacity else "0")
+    in_loop = _in_loop(launch)
+    records_per_thread = RECORDS_PER_THREAD_IN_LOOPS if in_loop else 1
+    define_macro(result, site, per_thread, str(records_per_thread))
     threshold = directive.clause(AggThreshold)
     if granularity == "multiblock":
         define_macro(result, site, f"PDCC_GRANULARITY_{s}", clause.blocks_per_group.text)
     if threshold is not None:
         define_macro(result, site, f"PDCC_AGG_THRESHOLD_{s}", threshold.value.text)
     record_values = [code.child_args[i] for i in varying]
-    names["coarsen"] = coarsen
     code.aggregate = (f"const {names['record']} pdcc_rec = {{{', '.join(record_values + ['pdcc_grid', 'pdcc_block'])}}};",
                       f"if (!pdcc_append_{s}(pdcc_rec))  // storage full: launch this one directly",
                       f"  {names['direct']}(pdcc_rec" + "".join(", " + code.child_args[i] for i in uniform)
@@ -89,7 +96,7 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
     uniform_values = [unit.text(launch.arguments[i]) if i < len(launch.arguments) else child.parameters[i].default
                       for i in uniform]
     result.aggregations.setdefault(launch.enclosing.node.start_byte, []).append(
-        Aggregation(site, granularity, names, uniform_values, threshold is not None))
+        Aggregation(site, granularity, names, coarsen, uniform_values, threshold is not None))
     kind = buffer.kind if buffer else "pool"
     result.remark(Kind.APPLIED, rules.AGGREGATE_APPLIED,
                   f"launches of '{child.name}' aggregated per {granularity}"
@@ -98,13 +105,25 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
                   Span(launch.call.start_byte, launch.call.end_byte), site, PASS, granularity=granularity,
                   uniform_arguments=[child.parameters[i].name for i in uniform],
                   varying_arguments=[child.parameters[i].name for i in varying])
+    wanted = capacity if buffer and buffer.capacity else \
+        f"{per_thread} (= {records_per_thread}{', the launch is in a loop' if in_loop else ''}) records per parent thread"
     result.remark(Kind.ANALYSIS, rules.AGGREGATE_STORAGE,
                   f"record storage: a pool of {pool_macro} (= {DEFAULT_POOL_BYTES >> 20} MiB) reserved on the device; "
-                  f"each group takes {capacity if buffer and buffer.capacity else 'one record per parent thread'} "
-                  f"records of {len(varying)} arguments plus grid and block at run time; overflow launches directly"
+                  f"each group takes {wanted}, of {len(varying)} arguments plus grid and block, at run time, "
+                  "up to its share of the pool; a record that does not fit launches directly"
                   + ("" if kind == "pool" else " (buffer(malloc) is served from the pool too)"),
                   clause.span, site, PASS, pool_bytes=DEFAULT_POOL_BYTES, pool_macro=pool_macro,
-                  capacity_macro=capacity)
+                  capacity_macro=capacity, records_per_thread=records_per_thread)
+
+
+def _in_loop(launch) -> bool:
+    """Whether the launch sits in a loop of its parent (then a thread may append several records)."""
+    node = launch.statement.parent
+    while node is not None and node != launch.enclosing.body:
+        if node.type in _LOOPS:
+            return True
+        node = node.parent
+    return False
 
 
 def _template_args_text(unit, launch) -> str:
@@ -122,7 +141,7 @@ def _refusal(result: Rewrite, site: Site, child: Child):
     found = next((o for o in serial.obstacles(result.unit, child.function) if o.rule in _REFUSED), None)
     if found is not None:
         return found.rule, f"{found.message} (an aggregated block holds idle threads)"
-    if child.function.node == launch.enclosing.node or child.name == launch.enclosing.name:
+    if child.launched_by_itself(site):
         return rules.CHILD_RECURSIVE, f"'{child.name}' launches itself (that is consolidation, not supported yet)"
     if child.function.outer.start_byte > launch.enclosing.outer.start_byte:
         return rules.CHILD_UNSUPPORTED, f"child '{child.name}' is defined after its parent"
@@ -285,15 +304,19 @@ def _group_state(aggregation: Aggregation) -> str:
               f"__device__ __align__(128) unsigned char pdcc_storage_{s}[PDCC_POOL_BYTES_{s}];\n"
               f"__shared__ unsigned pdcc_scratch_{s}[33];\n")
     if _per_block(aggregation.granularity):
-        group, capacity = ("pdcc::linear_thread() >> 5", "32u") if aggregation.granularity == "warp" \
+        group, threads = ("pdcc::linear_thread() >> 5", "32u") if aggregation.granularity == "warp" \
             else ("0u", "pdcc::block_threads()")
         return (f"// pdcc: site {s}'s groups ({aggregation.granularity}): records per group, this block's storage\n"
                 f"__shared__ unsigned pdcc_count_{s}[32];\n__shared__ unsigned char* pdcc_chunk_{s};\n{common}"
-                f"static __device__ __forceinline__ unsigned pdcc_capacity_{s}() {{ "
-                f"return PDCC_RECORDS_{s} ? PDCC_RECORDS_{s} : {capacity}; }}\n"
+                f"static __device__ __forceinline__ unsigned pdcc_capacity_{s}(unsigned pdcc_record_bytes) {{\n"
+                f"  const unsigned long long pdcc_groups = (unsigned long long)gridDim.x * gridDim.y * gridDim.z * "
+                f"{_groups_per_block(aggregation)};\n"
+                f"  return pdcc::records_that_fit(PDCC_RECORDS_{s} ? PDCC_RECORDS_{s} : {threads} * "
+                f"PDCC_RECORDS_PER_THREAD_{s},\n"
+                f"                                PDCC_POOL_BYTES_{s}, pdcc_groups, pdcc_record_bytes);\n}}\n"
                 f"template <typename Record>\nstatic __device__ bool pdcc_append_{s}(const Record& pdcc_rec)\n{{\n"
                 f"  if (pdcc_chunk_{s} == nullptr) return false;\n"
-                f"  const unsigned pdcc_group = {group}, pdcc_capacity = pdcc_capacity_{s}();\n"
+                f"  const unsigned pdcc_group = {group}, pdcc_capacity = pdcc_capacity_{s}(sizeof(Record));\n"
                 f"  const unsigned pdcc_slot = atomicAdd(&pdcc_count_{s}[pdcc_group], 1u);\n"
                 "  if (pdcc_slot >= pdcc_capacity) return false;  // full: the caller launches directly\n"
                 f"  reinterpret_cast<Record*>(pdcc_chunk_{s})[pdcc_group * pdcc_capacity + pdcc_slot] = pdcc_rec;\n"
@@ -317,23 +340,26 @@ def _group_state(aggregation: Aggregation) -> str:
             "  return true;\n}\n")
 
 
-def _coarsen_value(aggregation: Aggregation) -> str:
-    return aggregation.names.get("coarsen", "1u")
+def _groups_per_block(aggregation: Aggregation) -> str:
+    return "((pdcc::block_threads() + 31u) / 32u)" if aggregation.granularity == "warp" else "1u"
 
 
 def _prologue(aggregation: Aggregation) -> str:
     s, record = aggregation.site.name, aggregation.names["record"]
     if _per_block(aggregation.granularity):
-        groups = "(pdcc::block_threads() + 31u) / 32u" if aggregation.granularity == "warp" else "1u"
         return (f"  if (pdcc::linear_thread() < 32u) pdcc_count_{s}[pdcc::linear_thread()] = 0u;\n"
                 f"  if (pdcc::linear_thread() == 0u)  // this block's records for site {s}, then their scanned ends\n"
                 f"    pdcc_chunk_{s} = pdcc::pool_take(pdcc_pool_{s}, pdcc_storage_{s}, PDCC_POOL_BYTES_{s},\n"
-                f"        (unsigned long long){groups} * pdcc_capacity_{s}() * (sizeof({record}) + 4u));\n"
+                f"        (unsigned long long){_groups_per_block(aggregation)} * pdcc_capacity_{s}(sizeof({record})) * "
+                f"(sizeof({record}) + 4u));\n"
                 "  __syncthreads();\n")
     return (f"  if (pdcc::linear_thread() == 0u) {{  // join this block's group for site {s}\n"
             "    const unsigned pdcc_blocks = gridDim.x * gridDim.y * gridDim.z;\n"
             f"    const unsigned pdcc_k = pdcc_blocks_per_group_{s}();\n"
-            f"    const unsigned pdcc_capacity = PDCC_RECORDS_{s} ? PDCC_RECORDS_{s} : pdcc_k * pdcc::block_threads();\n"
+            f"    const unsigned pdcc_capacity = pdcc::records_that_fit(\n"
+            f"        PDCC_RECORDS_{s} ? PDCC_RECORDS_{s} : (unsigned long long)pdcc_k * pdcc::block_threads() * "
+            f"PDCC_RECORDS_PER_THREAD_{s},\n"
+            f"        PDCC_POOL_BYTES_{s}, (pdcc_blocks + pdcc_k - 1) / pdcc_k, sizeof({record}));\n"
             f"    pdcc_group_{s} = (pdcc_blocks + pdcc_k - 1) / pdcc_k <= sizeof(pdcc_groups_{s}) / sizeof(pdcc::GroupSlot)\n"
             f"        ? pdcc::join_group(pdcc_groups_{s}, pdcc::linear_block() / pdcc_k, pdcc_pool_{s}, pdcc_storage_{s},\n"
             f"                           PDCC_POOL_BYTES_{s}, pdcc_capacity, sizeof({record}))\n"
@@ -351,7 +377,7 @@ def _flush(aggregation: Aggregation, scan: str, leader: str, stride: str, start:
     """
     names = aggregation.names
     uniform = "".join(", " + value for value in aggregation.uniform_values)
-    coarsen = _coarsen_value(aggregation)
+    coarsen = aggregation.coarsen
     return (f"    if (pdcc_n >= {_few(aggregation)}) {{\n"
             "      unsigned pdcc_widest = 0;\n"
             f"      const unsigned pdcc_total = {scan};\n"
@@ -382,27 +408,28 @@ def _few(aggregation: Aggregation) -> str:
 
 def _epilogue(aggregation: Aggregation) -> str:
     s, record = aggregation.site.name, aggregation.names["record"]
-    block_scan = (f"pdcc::block_scan_records(pdcc_records, pdcc_ends, pdcc_n, {_coarsen_value(aggregation)}, "
+    block_scan = (f"pdcc::block_scan_records(pdcc_records, pdcc_ends, pdcc_n, {aggregation.coarsen}, "
                   f"pdcc_scratch_{s}, &pdcc_widest)")
     if aggregation.granularity == "warp":
         return (f"  {{ // pdcc: flush site {s}: one aggregated launch per warp\n"
                 "    const unsigned pdcc_mask = pdcc::warp_lanes(), pdcc_lane = pdcc::linear_thread() & 31u;\n"
                 "    __syncwarp(pdcc_mask);\n"
-                f"    const unsigned pdcc_capacity = pdcc_capacity_{s}(), pdcc_group = pdcc::linear_thread() >> 5;\n"
+                f"    const unsigned pdcc_capacity = pdcc_capacity_{s}(sizeof({record})), "
+                "pdcc_group = pdcc::linear_thread() >> 5;\n"
                 f"    const unsigned pdcc_groups = (pdcc::block_threads() + 31u) / 32u;\n"
                 f"    {record}* pdcc_records = reinterpret_cast<{record}*>(pdcc_chunk_{s}) + pdcc_group * pdcc_capacity;\n"
                 f"    unsigned* pdcc_ends = reinterpret_cast<unsigned*>(reinterpret_cast<{record}*>(pdcc_chunk_{s})"
                 " + pdcc_groups * pdcc_capacity) + pdcc_group * pdcc_capacity;\n"
                 f"    const unsigned pdcc_n = pdcc_chunk_{s} ? min(pdcc_count_{s}[pdcc_group], pdcc_capacity) : 0u;\n"
                 + _flush(aggregation,
-                         f"pdcc::warp_scan_records(pdcc_records, pdcc_ends, pdcc_n, {_coarsen_value(aggregation)}, "
+                         f"pdcc::warp_scan_records(pdcc_records, pdcc_ends, pdcc_n, {aggregation.coarsen}, "
                          "pdcc_mask, &pdcc_widest)",
                          "pdcc_lane == 0u", "32u", "pdcc_lane")
                 + "  }\n")
     if aggregation.granularity == "block":
         return (f"  {{ // pdcc: flush site {s}: one aggregated launch per block\n"
                 "    __syncthreads();\n"
-                f"    const unsigned pdcc_capacity = pdcc_capacity_{s}();\n"
+                f"    const unsigned pdcc_capacity = pdcc_capacity_{s}(sizeof({record}));\n"
                 f"    {record}* pdcc_records = reinterpret_cast<{record}*>(pdcc_chunk_{s});\n"
                 "    unsigned* pdcc_ends = reinterpret_cast<unsigned*>(pdcc_records + pdcc_capacity);\n"
                 f"    const unsigned pdcc_n = pdcc_chunk_{s} ? min(pdcc_count_{s}[0], pdcc_capacity) : 0u;\n"

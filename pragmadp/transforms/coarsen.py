@@ -10,7 +10,8 @@ index and grid. The launch uses ceil(grid.x / F) blocks and passes the original 
 
 A child that uses shared memory or barriers gets a barrier between original blocks, so one original
 block's threads never overwrite shared data another's still read. Cooperative groups and inline
-assembly may depend on the real grid, so such children are left as written.
+assembly may depend on the real grid, and a kernel that launches itself would be coarsened at
+the first level of its recursion only, so such children are left as written.
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ _NEEDS_BARRIER = (rules.CHILD_BARRIER, rules.CHILD_SHARED)
 def apply(result: Rewrite, site: Site, clause: Coarsen, child: Child, code: SiteCode) -> str | None:
     """Coarsens the site; returns the coarsening macro, or None when the child is left as written."""
     unit = result.unit
+    if child.launched_by_itself(site):
+        result.remark(Kind.MISSED, rules.CHILD_RECURSIVE,
+                      f"'{child.name}' launches itself: coarsening would reach the first level of the recursion "
+                      "only (consolidation of recursive kernels is not supported yet); it is not coarsened",
+                      clause.span, site, PASS, reason=rules.CHILD_RECURSIVE.name, child=child.name)
+        return None
     found = list(serial.obstacles(unit, child.function))
     refused = next((o for o in found if o.rule in _REFUSED), None)
     if refused is not None:

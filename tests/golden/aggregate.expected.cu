@@ -224,6 +224,9 @@ static __device__ void fill_strided__pdcc_direct_per_grid_0(const pdcc_record_pe
 #ifndef PDCC_RECORDS_per_warp_0
 #define PDCC_RECORDS_per_warp_0 0
 #endif
+#ifndef PDCC_RECORDS_PER_THREAD_per_warp_0
+#define PDCC_RECORDS_PER_THREAD_per_warp_0 1
+#endif
 #ifndef PDCC_AGG_THRESHOLD_per_warp_0
 #define PDCC_AGG_THRESHOLD_per_warp_0 4
 #endif
@@ -233,12 +236,16 @@ __shared__ unsigned char* pdcc_chunk_per_warp_0;
 __device__ pdcc::Pool pdcc_pool_per_warp_0;
 __device__ __align__(128) unsigned char pdcc_storage_per_warp_0[PDCC_POOL_BYTES_per_warp_0];
 __shared__ unsigned pdcc_scratch_per_warp_0[33];
-static __device__ __forceinline__ unsigned pdcc_capacity_per_warp_0() { return PDCC_RECORDS_per_warp_0 ? PDCC_RECORDS_per_warp_0 : 32u; }
+static __device__ __forceinline__ unsigned pdcc_capacity_per_warp_0(unsigned pdcc_record_bytes) {
+  const unsigned long long pdcc_groups = (unsigned long long)gridDim.x * gridDim.y * gridDim.z * ((pdcc::block_threads() + 31u) / 32u);
+  return pdcc::records_that_fit(PDCC_RECORDS_per_warp_0 ? PDCC_RECORDS_per_warp_0 : 32u * PDCC_RECORDS_PER_THREAD_per_warp_0,
+                                PDCC_POOL_BYTES_per_warp_0, pdcc_groups, pdcc_record_bytes);
+}
 template <typename Record>
 static __device__ bool pdcc_append_per_warp_0(const Record& pdcc_rec)
 {
   if (pdcc_chunk_per_warp_0 == nullptr) return false;
-  const unsigned pdcc_group = pdcc::linear_thread() >> 5, pdcc_capacity = pdcc_capacity_per_warp_0();
+  const unsigned pdcc_group = pdcc::linear_thread() >> 5, pdcc_capacity = pdcc_capacity_per_warp_0(sizeof(Record));
   const unsigned pdcc_slot = atomicAdd(&pdcc_count_per_warp_0[pdcc_group], 1u);
   if (pdcc_slot >= pdcc_capacity) return false;  // full: the caller launches directly
   reinterpret_cast<Record*>(pdcc_chunk_per_warp_0)[pdcc_group * pdcc_capacity + pdcc_slot] = pdcc_rec;
@@ -267,13 +274,13 @@ __global__ void per_warp(float* out, const float* in, const int* begin, const in
   if (pdcc::linear_thread() < 32u) pdcc_count_per_warp_0[pdcc::linear_thread()] = 0u;
   if (pdcc::linear_thread() == 0u)  // this block's records for site per_warp_0, then their scanned ends
     pdcc_chunk_per_warp_0 = pdcc::pool_take(pdcc_pool_per_warp_0, pdcc_storage_per_warp_0, PDCC_POOL_BYTES_per_warp_0,
-        (unsigned long long)(pdcc::block_threads() + 31u) / 32u * pdcc_capacity_per_warp_0() * (sizeof(pdcc_record_per_warp_0) + 4u));
+        (unsigned long long)((pdcc::block_threads() + 31u) / 32u) * pdcc_capacity_per_warp_0(sizeof(pdcc_record_per_warp_0)) * (sizeof(pdcc_record_per_warp_0) + 4u));
   __syncthreads();
   per_warp__pdcc_body(out, in, begin, end, scale);
   { // pdcc: flush site per_warp_0: one aggregated launch per warp
     const unsigned pdcc_mask = pdcc::warp_lanes(), pdcc_lane = pdcc::linear_thread() & 31u;
     __syncwarp(pdcc_mask);
-    const unsigned pdcc_capacity = pdcc_capacity_per_warp_0(), pdcc_group = pdcc::linear_thread() >> 5;
+    const unsigned pdcc_capacity = pdcc_capacity_per_warp_0(sizeof(pdcc_record_per_warp_0)), pdcc_group = pdcc::linear_thread() >> 5;
     const unsigned pdcc_groups = (pdcc::block_threads() + 31u) / 32u;
     pdcc_record_per_warp_0* pdcc_records = reinterpret_cast<pdcc_record_per_warp_0*>(pdcc_chunk_per_warp_0) + pdcc_group * pdcc_capacity;
     unsigned* pdcc_ends = reinterpret_cast<unsigned*>(reinterpret_cast<pdcc_record_per_warp_0*>(pdcc_chunk_per_warp_0) + pdcc_groups * pdcc_capacity) + pdcc_group * pdcc_capacity;
@@ -304,24 +311,32 @@ __global__ void per_warp(float* out, const float* in, const int* begin, const in
 #ifndef PDCC_RECORDS_per_block_0
 #define PDCC_RECORDS_per_block_0 512
 #endif
+#ifndef PDCC_RECORDS_PER_THREAD_per_block_0
+#define PDCC_RECORDS_PER_THREAD_per_block_0 4
+#endif
 // pdcc: site per_block_0's groups (block): records per group, this block's storage
 __shared__ unsigned pdcc_count_per_block_0[32];
 __shared__ unsigned char* pdcc_chunk_per_block_0;
 __device__ pdcc::Pool pdcc_pool_per_block_0;
 __device__ __align__(128) unsigned char pdcc_storage_per_block_0[PDCC_POOL_BYTES_per_block_0];
 __shared__ unsigned pdcc_scratch_per_block_0[33];
-static __device__ __forceinline__ unsigned pdcc_capacity_per_block_0() { return PDCC_RECORDS_per_block_0 ? PDCC_RECORDS_per_block_0 : pdcc::block_threads(); }
+static __device__ __forceinline__ unsigned pdcc_capacity_per_block_0(unsigned pdcc_record_bytes) {
+  const unsigned long long pdcc_groups = (unsigned long long)gridDim.x * gridDim.y * gridDim.z * 1u;
+  return pdcc::records_that_fit(PDCC_RECORDS_per_block_0 ? PDCC_RECORDS_per_block_0 : pdcc::block_threads() * PDCC_RECORDS_PER_THREAD_per_block_0,
+                                PDCC_POOL_BYTES_per_block_0, pdcc_groups, pdcc_record_bytes);
+}
 template <typename Record>
 static __device__ bool pdcc_append_per_block_0(const Record& pdcc_rec)
 {
   if (pdcc_chunk_per_block_0 == nullptr) return false;
-  const unsigned pdcc_group = 0u, pdcc_capacity = pdcc_capacity_per_block_0();
+  const unsigned pdcc_group = 0u, pdcc_capacity = pdcc_capacity_per_block_0(sizeof(Record));
   const unsigned pdcc_slot = atomicAdd(&pdcc_count_per_block_0[pdcc_group], 1u);
   if (pdcc_slot >= pdcc_capacity) return false;  // full: the caller launches directly
   reinterpret_cast<Record*>(pdcc_chunk_per_block_0)[pdcc_group * pdcc_capacity + pdcc_slot] = pdcc_rec;
   __threadfence();  // visible to the child grid another thread of the group launches
   return true;
 }
+#line 25 "aggregate.cu"
 static __device__ void per_block__pdcc_body(float* out, const float* in, const int* begin, const int* end, int rows) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
@@ -346,12 +361,12 @@ __global__ void per_block(float* out, const float* in, const int* begin, const i
   if (pdcc::linear_thread() < 32u) pdcc_count_per_block_0[pdcc::linear_thread()] = 0u;
   if (pdcc::linear_thread() == 0u)  // this block's records for site per_block_0, then their scanned ends
     pdcc_chunk_per_block_0 = pdcc::pool_take(pdcc_pool_per_block_0, pdcc_storage_per_block_0, PDCC_POOL_BYTES_per_block_0,
-        (unsigned long long)1u * pdcc_capacity_per_block_0() * (sizeof(pdcc_record_per_block_0) + 4u));
+        (unsigned long long)1u * pdcc_capacity_per_block_0(sizeof(pdcc_record_per_block_0)) * (sizeof(pdcc_record_per_block_0) + 4u));
   __syncthreads();
   per_block__pdcc_body(out, in, begin, end, rows);
   { // pdcc: flush site per_block_0: one aggregated launch per block
     __syncthreads();
-    const unsigned pdcc_capacity = pdcc_capacity_per_block_0();
+    const unsigned pdcc_capacity = pdcc_capacity_per_block_0(sizeof(pdcc_record_per_block_0));
     pdcc_record_per_block_0* pdcc_records = reinterpret_cast<pdcc_record_per_block_0*>(pdcc_chunk_per_block_0);
     unsigned* pdcc_ends = reinterpret_cast<unsigned*>(pdcc_records + pdcc_capacity);
     const unsigned pdcc_n = pdcc_chunk_per_block_0 ? min(pdcc_count_per_block_0[0], pdcc_capacity) : 0u;
@@ -374,12 +389,15 @@ __global__ void per_block(float* out, const float* in, const int* begin, const i
 }
 #line 34 "aggregate.cu"
 
-#line 7 "aggregate.cu"
+#line 4 "aggregate.cu"
 #ifndef PDCC_POOL_BYTES_per_group_0
 #define PDCC_POOL_BYTES_per_group_0 67108864
 #endif
 #ifndef PDCC_RECORDS_per_group_0
 #define PDCC_RECORDS_per_group_0 0
+#endif
+#ifndef PDCC_RECORDS_PER_THREAD_per_group_0
+#define PDCC_RECORDS_PER_THREAD_per_group_0 1
 #endif
 #ifndef PDCC_GRANULARITY_per_group_0
 #define PDCC_GRANULARITY_per_group_0 8
@@ -425,7 +443,9 @@ __global__ void per_group(float* out, const float* in, const int* begin, const i
   if (pdcc::linear_thread() == 0u) {  // join this block's group for site per_group_0
     const unsigned pdcc_blocks = gridDim.x * gridDim.y * gridDim.z;
     const unsigned pdcc_k = pdcc_blocks_per_group_per_group_0();
-    const unsigned pdcc_capacity = PDCC_RECORDS_per_group_0 ? PDCC_RECORDS_per_group_0 : pdcc_k * pdcc::block_threads();
+    const unsigned pdcc_capacity = pdcc::records_that_fit(
+        PDCC_RECORDS_per_group_0 ? PDCC_RECORDS_per_group_0 : (unsigned long long)pdcc_k * pdcc::block_threads() * PDCC_RECORDS_PER_THREAD_per_group_0,
+        PDCC_POOL_BYTES_per_group_0, (pdcc_blocks + pdcc_k - 1) / pdcc_k, sizeof(pdcc_record_per_group_0));
     pdcc_group_per_group_0 = (pdcc_blocks + pdcc_k - 1) / pdcc_k <= sizeof(pdcc_groups_per_group_0) / sizeof(pdcc::GroupSlot)
         ? pdcc::join_group(pdcc_groups_per_group_0, pdcc::linear_block() / pdcc_k, pdcc_pool_per_group_0, pdcc_storage_per_group_0,
                            PDCC_POOL_BYTES_per_group_0, pdcc_capacity, sizeof(pdcc_record_per_group_0))
@@ -486,7 +506,7 @@ __global__ void per_group(float* out, const float* in, const int* begin, const i
 }
 #line 42 "aggregate.cu"
 
-#line 12 "aggregate.cu"
+#line 9 "aggregate.cu"
 #ifndef PDCC_THRESHOLD_per_grid_0
 #define PDCC_THRESHOLD_per_grid_0 256
 #endif
@@ -498,6 +518,9 @@ __global__ void per_group(float* out, const float* in, const int* begin, const i
 #endif
 #ifndef PDCC_RECORDS_per_grid_0
 #define PDCC_RECORDS_per_grid_0 0
+#endif
+#ifndef PDCC_RECORDS_PER_THREAD_per_grid_0
+#define PDCC_RECORDS_PER_THREAD_per_grid_0 1
 #endif
 // pdcc: site per_grid_0's groups (grid), shared by their blocks
 __device__ pdcc::GroupSlot pdcc_groups_per_grid_0[1];
@@ -547,7 +570,9 @@ __global__ void per_grid(T** data, const int64_t* sizes, T value, int count)
   if (pdcc::linear_thread() == 0u) {  // join this block's group for site per_grid_0
     const unsigned pdcc_blocks = gridDim.x * gridDim.y * gridDim.z;
     const unsigned pdcc_k = pdcc_blocks_per_group_per_grid_0();
-    const unsigned pdcc_capacity = PDCC_RECORDS_per_grid_0 ? PDCC_RECORDS_per_grid_0 : pdcc_k * pdcc::block_threads();
+    const unsigned pdcc_capacity = pdcc::records_that_fit(
+        PDCC_RECORDS_per_grid_0 ? PDCC_RECORDS_per_grid_0 : (unsigned long long)pdcc_k * pdcc::block_threads() * PDCC_RECORDS_PER_THREAD_per_grid_0,
+        PDCC_POOL_BYTES_per_grid_0, (pdcc_blocks + pdcc_k - 1) / pdcc_k, sizeof(pdcc_record_per_grid_0<T, 2>));
     pdcc_group_per_grid_0 = (pdcc_blocks + pdcc_k - 1) / pdcc_k <= sizeof(pdcc_groups_per_grid_0) / sizeof(pdcc::GroupSlot)
         ? pdcc::join_group(pdcc_groups_per_grid_0, pdcc::linear_block() / pdcc_k, pdcc_pool_per_grid_0, pdcc_storage_per_grid_0,
                            PDCC_POOL_BYTES_per_grid_0, pdcc_capacity, sizeof(pdcc_record_per_grid_0<T, 2>))
