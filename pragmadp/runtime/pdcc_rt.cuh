@@ -68,14 +68,14 @@ __device__ __forceinline__ unsigned record_threads(const Record& r) {
   return r.pdcc_block.x * r.pdcc_block.y * r.pdcc_block.z;
 }
 
-// ends[i] = blocks of records 0..i, by one warp (lanes in `mask`, all of them call it).
+// ends[i] = blocks of records 0..i, by one warp (lanes in `mask`, the low ones, all of them call it).
 // Returns the total; *max_threads gets the largest block of the records.
 template <typename Record>
 __device__ unsigned warp_scan_records(const Record* records, unsigned* ends, unsigned count, unsigned coarsen,
                                       unsigned mask, unsigned* max_threads) {
-  const unsigned lane = linear_thread() & 31u;
+  const unsigned lane = linear_thread() & 31u, lanes = __popc(mask);  // a block's last warp may be partial
   unsigned carry = 0, widest = 0;
-  for (unsigned start = 0; start < count; start += 32u) {
+  for (unsigned start = 0; start < count; start += lanes) {
     const unsigned i = start + lane;
     const unsigned blocks = i < count ? record_blocks(records[i], coarsen) : 0u;
     widest = i < count && record_threads(records[i]) > widest ? record_threads(records[i]) : widest;

@@ -424,7 +424,7 @@ def _epilogue(aggregation: Aggregation) -> str:
                 + _flush(aggregation,
                          f"pdcc::warp_scan_records(pdcc_records, pdcc_ends, pdcc_n, {aggregation.coarsen}, "
                          "pdcc_mask, &pdcc_widest)",
-                         "pdcc_lane == 0u", "32u", "pdcc_lane")
+                         "pdcc_lane == 0u", "__popc(pdcc_mask)", "pdcc_lane")
                 + "  }\n")
     if aggregation.granularity == "block":
         return (f"  {{ // pdcc: flush site {s}: one aggregated launch per block\n"

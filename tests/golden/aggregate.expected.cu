@@ -296,7 +296,7 @@ __global__ void per_warp(float* out, const float* in, const int* begin, const in
             add_to__pdcc_direct_per_warp_0(pdcc_records[pdcc_i], scale, 1);
       }
     } else {  // too few records to be worth a group launch
-      for (unsigned pdcc_i = pdcc_lane; pdcc_i < pdcc_n; pdcc_i += 32u)
+      for (unsigned pdcc_i = pdcc_lane; pdcc_i < pdcc_n; pdcc_i += __popc(pdcc_mask))
         add_to__pdcc_direct_per_warp_0(pdcc_records[pdcc_i], scale, 1);
     }
   }

@@ -1,0 +1,66 @@
+"""Small CUDA programs in tests/cuda: the device runtime on its own, and code shapes built by pdcc."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_pdcc
+
+PROGRAMS = ROOT / "tests" / "cuda"
+
+# Every granularity, with the aggregation threshold's one-by-one path, threshold and coarsening, and
+# records that overflow their group's storage.
+SHAPE_CONFIGURATIONS = [
+    "threshold(32) coarsen(4)", "consldt(warp)", "consldt(warp) agg_threshold(8)", "consldt(block)",
+    "threshold(64) coarsen(4) consldt(block) agg_threshold(40)", "consldt(multiblock(3))",
+    "threshold(16) coarsen(2) consldt(grid)", "consldt(block) buffer(pool, 3)",
+]
+
+
+def build_runtime_check(tmp_path: Path) -> Path:
+    binary = tmp_path / "runtime_check"
+    done = subprocess.run(["nvcc", "-arch=sm_90", "-lineinfo", "-I", str(ROOT / "pragmadp" / "runtime"),
+                           str(PROGRAMS / "runtime_check.cu"), "-o", str(binary)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return binary
+
+
+def build_shapes(configuration: str, tmp_path: Path) -> Path:
+    source = tmp_path / "shapes.cu"
+    source.write_text((PROGRAMS / "shapes.cu").read_text().replace("#pragma dp CLAUSES", f"#pragma dp {configuration}"))
+    done = run_pdcc("-arch=sm_90", "-O3", "-q", str(source), "-o", str(tmp_path / "shapes"),
+                    "--report", str(tmp_path / "report.json"))
+    assert done.returncode == 0, done.stderr
+    return tmp_path / "shapes"
+
+
+@pytest.mark.nvcc
+def test_runtime_check_compiles(tmp_path: Path):
+    assert build_runtime_check(tmp_path).stat().st_size > 0
+
+
+@pytest.mark.gpu
+def test_runtime_scans_find_records_and_groups_on_the_gpu(tmp_path: Path):
+    done = subprocess.run([str(build_runtime_check(tmp_path))], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "runtime ok" in done.stdout, done.stdout + done.stderr
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("configuration", SHAPE_CONFIGURATIONS)
+def test_shapes_build_with_every_site_transformed(configuration: str, tmp_path: Path):
+    build_shapes(configuration, tmp_path)
+    remarks = json.loads((tmp_path / "report.json").read_text())["remarks"]
+    applied = {r["site"] for r in remarks if r["kind"] == "applied"}
+    assert applied == {"parent_0", "parent_1"}, remarks
+    assert not [r for r in remarks if r["kind"] == "missed"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("configuration", SHAPE_CONFIGURATIONS)
+def test_shapes_count_every_child_thread_once(configuration: str, tmp_path: Path):
+    done = subprocess.run([str(build_shapes(configuration, tmp_path))], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "shapes ok" in done.stdout, done.stdout + done.stderr
