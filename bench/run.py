@@ -267,6 +267,30 @@ def plot(runs: list[Run], pdcc_names: list[str], path: Path) -> str:
     return f"plot: {path}"
 
 
+def save(out: Path, runs: list[Run], pdcc_names: list[str], aggregation_names: list[str], reps: int) -> str:
+    """results.md and results.json (written after every input, so a run cut short still reports)."""
+    text, summary = table(runs, pdcc_names, aggregation_names)
+    (out / "results.md").write_text(text)
+    (out / "results.json").write_text(json.dumps({"runs": [asdict(r) for r in runs], "geomean": summary, "reps": reps,
+                                                  "pdcc_variants": pdcc_names,
+                                                  "aggregation_variants": aggregation_names}, indent=2))
+    return text
+
+
+def merge(paths: list[str], out: Path) -> int:
+    """One table from the results.json of several runs (say, the samples split over two GPU sessions)."""
+    runs, pdcc_names, aggregation_names, reps = [], [], [], None
+    for path in paths:
+        saved = json.loads(Path(path).read_text())
+        runs += [Run(**r) for r in saved["runs"]]
+        pdcc_names += [n for n in saved["pdcc_variants"] if n not in pdcc_names]
+        aggregation_names += [n for n in saved["aggregation_variants"] if n not in aggregation_names]
+        reps = saved["reps"]
+    out.mkdir(parents=True, exist_ok=True)
+    print(save(out, runs, pdcc_names, aggregation_names, reps))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default=str(ROOT / "bench" / "config.json"))
@@ -277,7 +301,11 @@ def main() -> int:
                         help="add every point of the config's sweep grid (threshold x coarsen x granularity)")
     parser.add_argument("--tune", action="store_true",
                         help="add a coordinate search of the sweep grid per input (far fewer runs than --sweep)")
+    parser.add_argument("--merge", nargs="+", metavar="RESULTS_JSON",
+                        help="no runs: one table from earlier results.json files, written to --out")
     arguments = parser.parse_args()
+    if arguments.merge:
+        return merge(arguments.merge, Path(arguments.out))
     if shutil.which("nvidia-smi") is None or subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode:
         print("bench: no NVIDIA GPU here; run `make bench` on a machine with one", file=sys.stderr)
         return 2
@@ -297,43 +325,42 @@ def main() -> int:
     data = data_dir()
     pdcc_names = [c["name"] for c in config["pdcc_configurations"]]
     aggregation_names = [c["name"] for c in config["pdcc_configurations"] if c.get("role") == "aggregation only"]
+    named = {c["clauses"]: c["name"] for c in config["pdcc_configurations"]}  # a tuned point already measured
+    arch = f"-arch={config['arch']}"
     runs = []
     for sample in config["samples"]:
         name = sample["name"]
         for item in sample["inputs"]:
             args = [a.replace("{data}", str(data)) for a in item["args"]]
+            measured: dict[str, Run] = {}
 
             def measure(variants: list[str]) -> list[Run]:
-                measured = []
-                for variant in variants:
+                """Runs the variants this input has not run yet; returns each variant's run."""
+                for variant in dict.fromkeys(variants):
+                    if variant in measured:
+                        continue
                     run = run_one(binaries[(name, variant)], name, item["label"], variant, args, reps,
                                   config["timeout_s"], out / "logs" / f"run-{name}.log")
                     runs.append(run)
-                    measured.append(run)
+                    measured[variant] = run
                     print(f"  {name:10s} {item['label']:22s} {variant:40s} {run.status:9s} "
                           f"{fmt(run.median_ms, 3):>9s} ms  ({run.wall_s} s)", flush=True)
-                return measured
+                return [measured[v] for v in variants]
 
             measure([v for v in (*PLAIN_VARIANTS, *pdcc_names) if (name, v) in binaries])
             if arguments.tune and any((name, v) in binaries for v in pdcc_names):
                 def measure_clauses(clauses: list[str]) -> list[Run]:
-                    """Builds what is new (in parallel), then runs what this input has not run yet."""
-                    arch = f"-arch={config['arch']}"
-                    binaries.update(build_many([pdcc_plan(name, c, c, arch, out) for c in clauses
-                                                if (name, c) not in binaries], out))
-                    done = {r.variant: r for r in runs if (r.sample, r.input) == (name, item["label"])}
-                    fresh = iter(measure([c for c in dict.fromkeys(clauses) if c not in done]))
-                    done.update({r.variant: r for r in fresh})
-                    pdcc_names.extend(c for c in clauses if c not in pdcc_names)
-                    return [done[c] for c in clauses]
+                    """Builds the new points (in parallel), then runs them."""
+                    variants = [named.get(c, c) for c in clauses]
+                    binaries.update(build_many([pdcc_plan(name, c, c, arch, out) for c, v in zip(clauses, variants)
+                                                if (name, v) not in binaries], out))
+                    pdcc_names.extend(v for v in variants if v not in pdcc_names)
+                    return measure(variants)
 
                 tune(config["sweep"], measure_clauses)
-    text, summary = table(runs, pdcc_names, aggregation_names)
-    (out / "results.md").write_text(text)
-    (out / "results.json").write_text(json.dumps({"runs": [asdict(r) for r in runs], "geomean": summary,
-                                                  "reps": reps}, indent=2))
+            save(out, runs, pdcc_names, aggregation_names, reps)
     print(plot(runs, pdcc_names, out / "ratios.png"))
-    print(text)
+    print(save(out, runs, pdcc_names, aggregation_names, reps))
     return 0
 
 

@@ -73,3 +73,14 @@ def test_summary_compares_with_the_fastest_aggregation_only_configuration():
     text, summary = bench.table(runs, ["agg grid", "agg block", "tuned"], ["agg grid", "agg block"])
     assert summary["vs aggregation alone"] == 2.0 and abs(summary["vs naive (naive correct)"] - 8.0 / 1.5) < 1e-9
     assert "Fastest pdcc configuration: `tuned` (1.500 ms)." in text
+
+
+def test_results_of_two_sessions_merge_into_one_table(tmp_path: Path, capsys):
+    first, second = tmp_path / "a", tmp_path / "b"
+    for directory, sample in ((first, "spmv"), (second, "bfs")):
+        directory.mkdir()
+        runs = [bench.Run(sample, "in", v, ms, True, "ok") for v, ms in (("naive", 8.0), ("flat", 2.0), ("t", 1.0))]
+        bench.save(directory, runs, ["t"], [], 5)
+    assert bench.merge([str(first / "results.json"), str(second / "results.json")], tmp_path / "m") == 0
+    text = (tmp_path / "m" / "results.md").read_text()
+    assert "### spmv: in" in text and "### bfs: in" in text and "| vs naive (all inputs) | 8.00 | 2 |" in text

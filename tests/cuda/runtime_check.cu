@@ -51,7 +51,8 @@ __global__ void scan_check(Record* records, unsigned* ends, unsigned* totals, un
   unsigned* warp_ends = ends + (gridDim.x * gridDim.y + block) * stride + warp * slice;
   unsigned n = 0;
   for (unsigned i = warp; i < count; i += warps) ++n;
-  for (unsigned k = pdcc::linear_thread() & 31u; k < n; k += 32u) warp_records[k] = make_record(block, warp + k * warps);
+  for (unsigned k = pdcc::linear_thread() & 31u; k < n; k += __popc(mask))  // the last warp may be partial
+    warp_records[k] = make_record(block, warp + k * warps);
   __syncwarp(mask);
   unsigned warp_widest = 0;
   const unsigned warp_total = pdcc::warp_scan_records(warp_records, warp_ends, n, kCoarsen, mask, &warp_widest);

@@ -4,6 +4,7 @@
 // build with pdcc, and run: the program prints "shapes ok" when every count matches the host's, and
 // exits 1 otherwise. Every child adds 1 per (child thread, item) it covers, so lost or repeated work shows.
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 __global__ void count_1d(unsigned long long* total, int n) {
@@ -35,14 +36,15 @@ __global__ void parent(unsigned long long* totals, int parents, int rounds) {
   count_2d<3><<<dim3((w + 7) / 8, (h + 3) / 4), dim3(8, 4)>>>(&totals[1], w, h);
 }
 
-int main() {
-  const int parents = 3000, rounds = 4;
+int main(int argc, char** argv) {
+  const int parents = argc > 1 ? std::atoi(argv[1]) : 3000, rounds = argc > 2 ? std::atoi(argv[2]) : 4;
   unsigned long long want[2] = {0, 0};
   for (int me = 0; me < parents; ++me) {
     if (me % 7 == 3) continue;
     for (int round = 0; round < rounds; ++round) want[0] += work_of(me, round);
     want[1] += 3ull * (work_of(me, 7) % 40 + 1) * (me % 3 + 1);
   }
+  if (argc > 3) cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, std::atoi(argv[3]));  // probes
   unsigned long long* totals;
   cudaMalloc(&totals, sizeof want);
   for (int run = 0; run < 3; ++run) {  // a parent's next launch reuses its record storage
