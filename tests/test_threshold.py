@@ -106,3 +106,15 @@ def test_indices_read_through_a_helper_or_macro_stop_the_pass(helper: str, words
     call = "gid()" if "gid()" in helper else "GID"
     result = run(helper + f"__global__ void child(int* x, int n) {{ int i = {call}; if (i < n) x[i] = 1; }}\n")
     assert [r.rule.id for r in result.remarks] == ["PDCC518"] and words in result.remarks[0].message
+
+
+@pytest.mark.parametrize("clauses, aggregated", [("threshold(16)", False), ("threshold(16) coarsen(2)", False),
+                                                  ("consldt(warp)", True)])
+def test_a_launch_inside_a_loop_gets_the_divergent_loop_warning(clauses: str, aggregated: bool):
+    looped = PARENT.replace("#pragma dp threshold(16)\n  child", f"for (int k = 0; k < n; ++k) {{\n#pragma dp {clauses}\n  child")
+    result = run("__global__ void child(int* x, int n) { x[threadIdx.x] = n; }\n", looped.replace("(x, n);\n", "(x, n);\n}\n", 1))
+    warning = next(r for r in result.remarks if r.rule.id == "PDCC521")
+    assert warning.args["aggregated"] is aggregated and "hung on an H200" in warning.message
+    assert ("PDCC_RECORDS_PER_THREAD_parent_0" in warning.message) is aggregated
+    plain = run("__global__ void child(int* x, int n) { x[threadIdx.x] = n; }\n")
+    assert not [r for r in plain.remarks if r.rule.id == "PDCC521"]

@@ -172,6 +172,19 @@ def _kernel_call_syntax(call: Node) -> Node | None:
     return next((child for child in call.children if child.type == "kernel_call_syntax"), None)
 
 
+_LOOPS = {"for_statement", "for_range_loop", "while_statement", "do_statement"}
+
+
+def in_loop(launch: Launch) -> bool:
+    """Whether the launch sits in a loop of its function (a thread may then launch several times)."""
+    node = launch.statement.parent
+    while node is not None and node != launch.enclosing.body:
+        if node.type in _LOOPS:
+            return True
+        node = node.parent
+    return False
+
+
 def launched_identifier(function: Node) -> Node:
     """The plain name inside a launched expression: `child` in `ns::child<float, 4>`."""
     node = function

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pragmadp.cuda import frontend
 from pragmadp.cuda.frontend import Site, Unit
 from pragmadp.directives import AggThreshold, Buffer, Clause, Coarsen, Consolidate, Threshold, Work
 from pragmadp.report import rules
@@ -68,6 +69,8 @@ def rewrite(unit: Unit) -> Rewrite:
             aggregate.apply(result, site, directive, child, code, coarsen_macro)
         if code.passes:
             launch.replace_statement(result, site, code)
+            if frontend.in_loop(site.launch):
+                _warn_launch_in_loop(result, site, first.name, consolidate_clause is not None)
     if result.aggregations:
         aggregate.wrap_parents(result)
     for parent_start, definitions in result.preludes.items():
@@ -81,6 +84,19 @@ def rewrite(unit: Unit) -> Rewrite:
                       "'#pragma meld' is not supported yet; the if/else is left as written",
                       Span(statement.start_byte, statement.start_byte + 2), pass_name="meld")
     return result
+
+
+def _warn_launch_in_loop(result: Rewrite, site: Site, pass_name: str, aggregated: bool) -> None:
+    """Measured on an H200 (tests/cuda/shapes.cu): parents that launch from a loop while other threads of
+    their warp run a child serially (below the threshold, or after a failed launch) can hang the grid."""
+    where = ("records that do not fit their group's storage launch directly inside the loop; raise "
+             f"PDCC_RECORDS_PER_THREAD_{site.name} if the loop runs more often" if aggregated else
+             "add consldt(warp|block|multiblock(K)|grid) so that the launches happen once per group, after the loop")
+    result.remark(Kind.ANALYSIS, rules.LAUNCH_IN_LOOP,
+                  "launch inside a loop: device launches from loop iterations that diverge within a warp, next to "
+                  f"serial runs of the child, hung on an H200; {where}",
+                  Span(site.launch.call.start_byte, site.launch.call.end_byte), site, pass_name=pass_name,
+                  aggregated=aggregated)
 
 
 def _not_supported(result: Rewrite, site: Site, clause: Clause) -> None:

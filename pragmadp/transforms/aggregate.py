@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pragmadp.analysis import serial
+from pragmadp.cuda import frontend
 from pragmadp.cuda.frontend import Function, Site, launched_identifier, walk
 from pragmadp.directives import AggThreshold, Buffer, Consolidate, Work
 from pragmadp.report import rules
@@ -36,7 +37,6 @@ from pragmadp.transforms.outline import template_arguments as outline_template_a
 PASS = "consldt"
 DEFAULT_POOL_BYTES = 64 << 20
 RECORDS_PER_THREAD_IN_LOOPS = 4
-_LOOPS = {"for_statement", "for_range_loop", "while_statement", "do_statement"}
 MAX_GROUPS = 65536
 _REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM,
             rules.CHILD_HIDDEN_BUILTINS)
@@ -79,7 +79,7 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
     define_macro(result, site, pool_macro, str(DEFAULT_POOL_BYTES))
     buffer: Buffer | None = directive.clause(Buffer)
     define_macro(result, site, capacity, buffer.capacity.text if buffer and buffer.capacity else "0")
-    in_loop = _in_loop(launch)
+    in_loop = frontend.in_loop(launch)
     records_per_thread = RECORDS_PER_THREAD_IN_LOOPS if in_loop else 1
     define_macro(result, site, per_thread, str(records_per_thread))
     threshold = directive.clause(AggThreshold)
@@ -114,16 +114,6 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
                   + ("" if kind == "pool" else " (buffer(malloc) is served from the pool too)"),
                   clause.span, site, PASS, pool_bytes=DEFAULT_POOL_BYTES, pool_macro=pool_macro,
                   capacity_macro=capacity, records_per_thread=records_per_thread)
-
-
-def _in_loop(launch) -> bool:
-    """Whether the launch sits in a loop of its parent (then a thread may append several records)."""
-    node = launch.statement.parent
-    while node is not None and node != launch.enclosing.body:
-        if node.type in _LOOPS:
-            return True
-        node = node.parent
-    return False
 
 
 def _template_args_text(unit, launch) -> str:
