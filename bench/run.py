@@ -318,6 +318,8 @@ def main() -> int:
     out = Path(arguments.out)
     (out / "bin").mkdir(parents=True, exist_ok=True)
     (out / "logs").mkdir(exist_ok=True)
+    (out / "cache").mkdir(exist_ok=True)  # generated inputs, made once per input instead of once per run
+    os.environ.setdefault("PDCC_SAMPLE_CACHE", str(out / "cache"))
     started = time.time()
     binaries = build_all(config, out)
     print(f"built {sum(b is not None for b in binaries.values())}/{len(binaries)} programs "

@@ -142,3 +142,35 @@ def test_pdcc_built_sample_matches_the_cpu_reference(name: str, configuration: s
         result = run_sample(binary, *GPU_INPUTS[name](seed), "--seed", str(seed), "--reps", "1")
         print(f"{name} [{configuration}] seed {seed}: {result['detail'] or 'correct'}")
         assert result["correct"], f"seed {seed}: {result['detail']}"
+
+
+CACHE_CHECK = """
+#include "sample.cuh"
+int main() {
+  int builds = 0;
+  auto make = [&] { ++builds; return sample::rmat_graph(8, 4, 7); };
+  sample::Csr a = sample::cached_csr("rmat-8-4-7", make), b = sample::cached_csr("rmat-8-4-7", make);
+  std::printf("%d %d\\n", builds, a.n == b.n && a.row_ptr == b.row_ptr && a.col == b.col && a.val == b.val);
+}
+"""
+
+
+@pytest.mark.nvcc
+def test_generated_inputs_are_cached_on_disk_and_rebuilt_when_broken(tmp_path: Path):
+    (tmp_path / "check.cu").write_text(CACHE_CHECK)
+    built = subprocess.run(["nvcc", "-arch=sm_90", "-I", str(ROOT / "samples" / "common"), "check.cu", "-o", "check"],
+                           cwd=tmp_path, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+
+    def run(**env) -> str:
+        return subprocess.run(["./check"], cwd=tmp_path, capture_output=True, text=True,
+                              env={**os.environ, **env}).stdout.strip()
+
+    assert run(PDCC_SAMPLE_CACHE="") == "2 1"                     # no cache: built each time
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    assert run(PDCC_SAMPLE_CACHE=str(cache)) == "1 1"             # built once, then read back equal
+    assert run(PDCC_SAMPLE_CACHE=str(cache)) == "0 1"             # read by the next run
+    (cache / "rmat-8-4-7.csr").write_bytes(b"\x05\x00")          # a broken file is rebuilt
+    assert run(PDCC_SAMPLE_CACHE=str(cache)) == "1 1"
+    assert [p.name for p in cache.iterdir()] == ["rmat-8-4-7.csr"]

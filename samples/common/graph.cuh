@@ -41,7 +41,8 @@ inline GraphInput load_graph(const sample::Options& o) {
     // Keep the edge count (about 4 x side^2) inside the int row pointers.
     if (o.param > 20000) { std::fprintf(stderr, "grid side %.0f too large (max 20000)\n", o.param); std::exit(64); }
     int side = (int)o.param;
-    in.g = sample::grid_graph(side, o.seed);
+    in.g = sample::cached_csr("grid-" + std::to_string(side) + "-" + std::to_string(o.seed),
+                              [&] { return sample::grid_graph(side, o.seed); });
     in.name = "grid" + std::to_string(side);
   } else {
     int edge_factor = o.param <= 0 ? 16 : std::max(1, (int)std::lround(o.param));
@@ -55,7 +56,9 @@ inline GraphInput load_graph(const sample::Options& o) {
       std::fprintf(stderr, "R-MAT scale %d edge factor %d: too many edges\n", scale, edge_factor);
       std::exit(64);
     }
-    in.g = sample::rmat_graph(scale, edge_factor, o.seed);
+    in.g = sample::cached_csr("rmat-" + std::to_string(scale) + "-" + std::to_string(edge_factor) + "-" +
+                                  std::to_string(o.seed),
+                              [&] { return sample::rmat_graph(scale, edge_factor, o.seed); });
     in.name = "rmat" + std::to_string(scale) + "-" + std::to_string(edge_factor);
   }
   if (in.g.n < 1) { std::fprintf(stderr, "%s: empty graph\n", in.name.c_str()); std::exit(65); }

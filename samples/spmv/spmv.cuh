@@ -130,10 +130,10 @@ struct Problem {
       long long rows = o.size > 0 ? o.size : 1000000;
       if (rows > INT_MAX / 2) { std::fprintf(stderr, "--size %lld too large\n", rows); std::exit(64); }
       double skew = o.param >= 0 ? o.param : 1.0;
-      a = powerlaw_matrix((int)rows, skew, o.seed);
       char buf[64];
       std::snprintf(buf, sizeof buf, "powerlaw-%lld-skew%g", rows, skew);
       name = buf;
+      a = sample::cached_csr(name + "-" + std::to_string(o.seed), [&] { return powerlaw_matrix((int)rows, skew, o.seed); });
     }
     if (a.n < 1) { std::fprintf(stderr, "%s: empty matrix\n", name.c_str()); std::exit(65); }
     sample::Rng rng(o.seed ^ 0x5eedull);  // x independent of the matrix stream

@@ -91,7 +91,9 @@ inline Input make_input(const sample::Options& o) {
     std::fprintf(stderr, "triangles: R-MAT scale %lld with edge factor %d is too large\n", scale, edge_factor);
     std::exit(64);
   }
-  in.graph = simple_undirected(sample::rmat_graph((int)scale, edge_factor, o.seed));
+  in.graph = sample::cached_csr(
+      "triangles-rmat-" + std::to_string(scale) + "-" + std::to_string(edge_factor) + "-" + std::to_string(o.seed),
+      [&] { return simple_undirected(sample::rmat_graph((int)scale, edge_factor, o.seed)); });
   in.name = "rmat-" + std::to_string(scale) + "-ef" + std::to_string(edge_factor);
   return in;
 }
