@@ -149,3 +149,12 @@ def test_static_parent_and_static_child_compile(tmp_path):
     source.write_text(transform(SourceFile("s.cu", code.encode())).text)
     compiled = nvcc_compile(source, tmp_path)
     assert compiled.returncode == 0, compiled.stderr
+
+
+def test_a_failed_aggregated_launch_is_retried_before_each_record_goes_alone():
+    text = run(LAUNCH, "consldt(block)").text
+    flush = text[text.index("child__pdcc_agg_parent_0<<<pdcc_total"):]
+    retry = flush.index("__nanosleep(pdcc_wait);")
+    alone = flush.index("child__pdcc_direct_parent_0(pdcc_records[pdcc_i]")
+    assert flush.index("if (pdcc_wait > 262144u) {") < alone < flush.index("break;") < retry
+    assert flush[retry:].split("\n")[1].strip().startswith("child__pdcc_agg_parent_0<<<pdcc_total, pdcc_widest>>>")

@@ -23,13 +23,13 @@ from dataclasses import dataclass
 
 from pragmadp.analysis import serial
 from pragmadp.cuda import frontend
-from pragmadp.cuda.frontend import Function, Site, launched_identifier, walk
+from pragmadp.cuda.frontend import GENERATED_MARK, Function, Site, launched_identifier, walk
 from pragmadp.directives import AggThreshold, Buffer, Consolidate, Work
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
 from pragmadp.source import Rope, Span
 from pragmadp.transforms import Rewrite
-from pragmadp.transforms.launch import SiteCode, define_macro
+from pragmadp.transforms.launch import SiteCode, define_macro, retried
 from pragmadp.transforms.outline import Child, define_after_child, thread_call
 from pragmadp.transforms.outline import parameters as outline_parameters
 from pragmadp.transforms.outline import template_arguments as outline_template_arguments
@@ -38,6 +38,7 @@ PASS = "consldt"
 DEFAULT_POOL_BYTES = 64 << 20
 RECORDS_PER_THREAD_IN_LOOPS = 4
 MAX_GROUPS = 65536
+AGGREGATED_RETRY_LIMIT_NS = 1 << 18  # about 0.5 ms of waiting in all before the one-by-one fallback
 _REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM,
             rules.CHILD_HIDDEN_BUILTINS)
 _UNIFORM_BUILTINS = {"gridDim", "blockDim"}
@@ -368,17 +369,20 @@ def _flush(aggregation: Aggregation, scan: str, leader: str, stride: str, start:
     names = aggregation.names
     uniform = "".join(", " + value for value in aggregation.uniform_values)
     coarsen = aggregation.coarsen
+    launch = f"{names['agg']}<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, {coarsen}{uniform});"
+    one_by_one = ["for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)",
+                  f"  {names['direct']}(pdcc_records[pdcc_i]{uniform}, {coarsen});", "break;"]
     return (f"    if (pdcc_n >= {_few(aggregation)}) {{\n"
             "      unsigned pdcc_widest = 0;\n"
             f"      const unsigned pdcc_total = {scan};\n"
             f"      if ({leader}) {{\n"
             "        (void)cudaGetLastError();\n"
-            f"        {names['agg']}<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, {coarsen}{uniform});"
-            " // pdcc: generated\n"
-            "        if (cudaGetLastError() != cudaSuccess)  // the aggregated launch failed: each record on its own\n"
-            "          for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)\n"
-            f"            {names['direct']}(pdcc_records[pdcc_i]{uniform}, {coarsen});\n"
-            f"{after}"
+            f"        {launch} {GENERATED_MARK}\n"
+            + "".join(line + "\n" for line in retried(
+                "        ", launch, AGGREGATED_RETRY_LIMIT_NS, one_by_one,
+                "the aggregated launch failed (pending-launch pool full?): let launches drain and retry, "
+                "at last launch each record on its own"))
+            + f"{after}"
             "      }\n"
             "    } else {  // too few records to be worth a group launch\n"
             f"      for (unsigned pdcc_i = {start}; pdcc_i < pdcc_n; pdcc_i += {stride})\n"

@@ -59,12 +59,20 @@ class SiteCode:
             return lines + [f"{pad}if (cudaGetLastError() != cudaSuccess) "
                             "// the launch failed (pending-launch pool full?): no work lost",
                             f"{pad}  {self.serial}"]
-        return lines + [
-            f"{pad}for (unsigned int pdcc_wait = 64; cudaGetLastError() != cudaSuccess; pdcc_wait *= 2) {{",
-            f"{pad}  // the launch failed (pending-launch pool full?): let launches drain, retry; never drop work",
-            f"{pad}  if (pdcc_wait > {RETRY_LIMIT_NS}u) __trap();",
+        return lines + retried(pad, self.launch(), RETRY_LIMIT_NS, ["__trap();"],
+                               "the launch failed (pending-launch pool full?): let launches drain, retry; "
+                               "never drop work")
+
+
+def retried(pad: str, launch: str, limit_ns: int, give_up: list[str], why: str) -> list[str]:
+    """After a launch: while it failed, wait (doubling from 64 ns) and launch again; once a wait would
+    pass `limit_ns`, run `give_up` instead (which ends with `break;` unless it stops the kernel)."""
+    stop = [f"{pad}  if (pdcc_wait > {limit_ns}u) {give_up[0]}"] if len(give_up) == 1 else \
+        [f"{pad}  if (pdcc_wait > {limit_ns}u) {{", *(f"{pad}    {line}" for line in give_up), f"{pad}  }}"]
+    return [f"{pad}for (unsigned int pdcc_wait = 64; cudaGetLastError() != cudaSuccess; pdcc_wait *= 2) {{",
+            f"{pad}  // {why}", *stop,
             f"{pad}  __nanosleep(pdcc_wait);",
-            f"{pad}  {self.launch()} {GENERATED_MARK}",
+            f"{pad}  {launch} {GENERATED_MARK}",
             f"{pad}}}"]
 
 

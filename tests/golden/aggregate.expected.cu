@@ -291,9 +291,16 @@ __global__ void per_warp(float* out, const float* in, const int* begin, const in
       if (pdcc_lane == 0u) {
         (void)cudaGetLastError();
         add_to__pdcc_agg_per_warp_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, scale); // pdcc: generated
-        if (cudaGetLastError() != cudaSuccess)  // the aggregated launch failed: each record on its own
-          for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
-            add_to__pdcc_direct_per_warp_0(pdcc_records[pdcc_i], scale, 1);
+        for (unsigned int pdcc_wait = 64; cudaGetLastError() != cudaSuccess; pdcc_wait *= 2) {
+          // the aggregated launch failed (pending-launch pool full?): let launches drain and retry, at last launch each record on its own
+          if (pdcc_wait > 262144u) {
+            for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
+              add_to__pdcc_direct_per_warp_0(pdcc_records[pdcc_i], scale, 1);
+            break;
+          }
+          __nanosleep(pdcc_wait);
+          add_to__pdcc_agg_per_warp_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, scale); // pdcc: generated
+        }
       }
     } else {  // too few records to be worth a group launch
       for (unsigned pdcc_i = pdcc_lane; pdcc_i < pdcc_n; pdcc_i += __popc(pdcc_mask))
@@ -376,9 +383,16 @@ __global__ void per_block(float* out, const float* in, const int* begin, const i
       if (pdcc::linear_thread() == 0u) {
         (void)cudaGetLastError();
         add_to__pdcc_agg_per_block_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, 1.0f); // pdcc: generated
-        if (cudaGetLastError() != cudaSuccess)  // the aggregated launch failed: each record on its own
-          for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
-            add_to__pdcc_direct_per_block_0(pdcc_records[pdcc_i], 1.0f, 1);
+        for (unsigned int pdcc_wait = 64; cudaGetLastError() != cudaSuccess; pdcc_wait *= 2) {
+          // the aggregated launch failed (pending-launch pool full?): let launches drain and retry, at last launch each record on its own
+          if (pdcc_wait > 262144u) {
+            for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
+              add_to__pdcc_direct_per_block_0(pdcc_records[pdcc_i], 1.0f, 1);
+            break;
+          }
+          __nanosleep(pdcc_wait);
+          add_to__pdcc_agg_per_block_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, 1.0f); // pdcc: generated
+        }
       }
     } else {  // too few records to be worth a group launch
       for (unsigned pdcc_i = pdcc::linear_thread(); pdcc_i < pdcc_n; pdcc_i += pdcc::block_threads())
@@ -477,9 +491,16 @@ __global__ void per_group(float* out, const float* in, const int* begin, const i
         if (pdcc::linear_thread() == 0u) {
           (void)cudaGetLastError();
           add_to__pdcc_agg_per_group_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, 2.0f); // pdcc: generated
-          if (cudaGetLastError() != cudaSuccess)  // the aggregated launch failed: each record on its own
-            for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
-              add_to__pdcc_direct_per_group_0(pdcc_records[pdcc_i], 2.0f, 1);
+          for (unsigned int pdcc_wait = 64; cudaGetLastError() != cudaSuccess; pdcc_wait *= 2) {
+            // the aggregated launch failed (pending-launch pool full?): let launches drain and retry, at last launch each record on its own
+            if (pdcc_wait > 262144u) {
+              for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
+                add_to__pdcc_direct_per_group_0(pdcc_records[pdcc_i], 2.0f, 1);
+              break;
+            }
+            __nanosleep(pdcc_wait);
+            add_to__pdcc_agg_per_group_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, 2.0f); // pdcc: generated
+          }
           pdcc_slot->records = nullptr;  // free the slot for the parent's next launch
           pdcc_slot->capacity = 0u;
           pdcc_slot->count = 0u;
@@ -604,9 +625,16 @@ __global__ void per_grid(T** data, const int64_t* sizes, T value, int count)
         if (pdcc::linear_thread() == 0u) {
           (void)cudaGetLastError();
           fill_strided__pdcc_agg_per_grid_0<T, 2><<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, PDCC_COARSEN_per_grid_0, value); // pdcc: generated
-          if (cudaGetLastError() != cudaSuccess)  // the aggregated launch failed: each record on its own
-            for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
-              fill_strided__pdcc_direct_per_grid_0<T, 2>(pdcc_records[pdcc_i], value, PDCC_COARSEN_per_grid_0);
+          for (unsigned int pdcc_wait = 64; cudaGetLastError() != cudaSuccess; pdcc_wait *= 2) {
+            // the aggregated launch failed (pending-launch pool full?): let launches drain and retry, at last launch each record on its own
+            if (pdcc_wait > 262144u) {
+              for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
+                fill_strided__pdcc_direct_per_grid_0<T, 2>(pdcc_records[pdcc_i], value, PDCC_COARSEN_per_grid_0);
+              break;
+            }
+            __nanosleep(pdcc_wait);
+            fill_strided__pdcc_agg_per_grid_0<T, 2><<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, PDCC_COARSEN_per_grid_0, value); // pdcc: generated
+          }
           pdcc_slot->records = nullptr;  // free the slot for the parent's next launch
           pdcc_slot->capacity = 0u;
           pdcc_slot->count = 0u;
