@@ -235,7 +235,9 @@ def table(runs: list[Run], pdcc_names: list[str], aggregation_names: list[str] =
     for key, values in summary.items():
         present = [v for v in values if v]
         lines.append(f"| {key} | {fmt(geomean(present))} | {len(present)} |")
-    lines.append("\n`*`: the naive program's own result was WRONG (lost launches); its time is of an incomplete run.")
+    lines.append("\n`*`: the naive program's own result was WRONG (lost launches); its time is of an incomplete run. "
+                 "The best pdcc configuration is chosen among all of them, aggregation-only ones included, so the "
+                 "ratio against aggregation alone is at least 1.")
     return "\n".join(lines) + "\n", {k: geomean([v for v in vals if v]) for k, vals in summary.items()}
 
 
@@ -283,8 +285,9 @@ def merge(paths: list[str], out: Path) -> int:
     for path in paths:
         saved = json.loads(Path(path).read_text())
         runs += [Run(**r) for r in saved["runs"]]
-        pdcc_names += [n for n in saved["pdcc_variants"] if n not in pdcc_names]
-        aggregation_names += [n for n in saved["aggregation_variants"] if n not in aggregation_names]
+        variants = saved.get("pdcc_variants") or [r["variant"] for r in saved["runs"] if r["variant"] not in PLAIN_VARIANTS]
+        pdcc_names += [n for n in variants if n not in pdcc_names]
+        aggregation_names += [n for n in saved.get("aggregation_variants", []) if n not in aggregation_names]
         reps = saved["reps"]
     out.mkdir(parents=True, exist_ok=True)
     print(save(out, runs, pdcc_names, aggregation_names, reps))
@@ -311,7 +314,8 @@ def main() -> int:
         return 2
     config = json.loads(Path(arguments.config).read_text())
     if arguments.sweep:
-        config["pdcc_configurations"] += sweep_configurations(config["sweep"])
+        configured = {c["clauses"] for c in config["pdcc_configurations"]}
+        config["pdcc_configurations"] += [c for c in sweep_configurations(config["sweep"]) if c["clauses"] not in configured]
     if arguments.samples:
         config["samples"] = [s for s in config["samples"] if s["name"] in arguments.samples]
     reps = arguments.reps or config["reps"]
@@ -324,46 +328,60 @@ def main() -> int:
     binaries = build_all(config, out)
     print(f"built {sum(b is not None for b in binaries.values())}/{len(binaries)} programs "
           f"in {time.time() - started:.0f} s", flush=True)
-    data = data_dir()
-    pdcc_names = [c["name"] for c in config["pdcc_configurations"]]
-    aggregation_names = [c["name"] for c in config["pdcc_configurations"] if c.get("role") == "aggregation only"]
-    named = {c["clauses"]: c["name"] for c in config["pdcc_configurations"]}  # a tuned point already measured
-    arch = f"-arch={config['arch']}"
-    runs = []
+    session = Session(config, out, reps, binaries)
     for sample in config["samples"]:
-        name = sample["name"]
         for item in sample["inputs"]:
-            args = [a.replace("{data}", str(data)) for a in item["args"]]
-            measured: dict[str, Run] = {}
+            session.run_input(sample["name"], item, data_dir(), arguments.tune)
+    print(plot(session.runs, session.pdcc_names, out / "ratios.png"))
+    print(session.save())
+    return 0
 
-            def measure(variants: list[str]) -> list[Run]:
-                """Runs the variants this input has not run yet; returns each variant's run."""
-                for variant in dict.fromkeys(variants):
-                    if variant in measured:
-                        continue
-                    run = run_one(binaries[(name, variant)], name, item["label"], variant, args, reps,
-                                  config["timeout_s"], out / "logs" / f"run-{name}.log")
-                    runs.append(run)
+
+class Session:
+    """One benchmark run: every input runs the plain variants and the configured pdcc ones once, and with
+    `tune` its own coordinate search (new points are built on demand, many at once)."""
+
+    def __init__(self, config: dict, out: Path, reps: int, binaries: dict[tuple[str, str], Path | None]):
+        self.config, self.out, self.reps, self.binaries = config, out, reps, binaries
+        self.configured = [c["name"] for c in config["pdcc_configurations"]]
+        self.pdcc_names = list(self.configured)  # and the points tuning adds, for the tables
+        self.aggregation_names = [c["name"] for c in config["pdcc_configurations"]
+                                  if c.get("role") == "aggregation only"]
+        self.named = {c["clauses"]: c["name"] for c in config["pdcc_configurations"]}  # tuned points already run
+        self.runs: list[Run] = []
+
+    def run_input(self, name: str, item: dict, data: Path, tune_it: bool) -> None:
+        args = [a.replace("{data}", str(data)) for a in item["args"]]
+        measured: dict[str, Run] = {}
+
+        def measure(variants: list[str]) -> list[Run]:
+            """Runs the variants this input has not run yet; returns each variant's run."""
+            for variant in dict.fromkeys(variants):
+                if variant not in measured:
+                    run = run_one(self.binaries[(name, variant)], name, item["label"], variant, args, self.reps,
+                                  self.config["timeout_s"], self.out / "logs" / f"run-{name}.log")
+                    self.runs.append(run)
                     measured[variant] = run
                     print(f"  {name:10s} {item['label']:22s} {variant:40s} {run.status:9s} "
                           f"{fmt(run.median_ms, 3):>9s} ms  ({run.wall_s} s)", flush=True)
-                return [measured[v] for v in variants]
+            return [measured[v] for v in variants]
 
-            measure([v for v in (*PLAIN_VARIANTS, *pdcc_names) if (name, v) in binaries])
-            if arguments.tune and any((name, v) in binaries for v in pdcc_names):
-                def measure_clauses(clauses: list[str]) -> list[Run]:
-                    """Builds the new points (in parallel), then runs them."""
-                    variants = [named.get(c, c) for c in clauses]
-                    binaries.update(build_many([pdcc_plan(name, c, c, arch, out) for c, v in zip(clauses, variants)
-                                                if (name, v) not in binaries], out))
-                    pdcc_names.extend(v for v in variants if v not in pdcc_names)
-                    return measure(variants)
+        def measure_clauses(clauses: list[str]) -> list[Run]:
+            """Builds the new points (in parallel), then runs them."""
+            variants = [self.named.get(c, c) for c in clauses]
+            arch = f"-arch={self.config['arch']}"
+            self.binaries.update(build_many([pdcc_plan(name, c, c, arch, self.out) for c, v in zip(clauses, variants)
+                                             if (name, v) not in self.binaries], self.out))
+            self.pdcc_names.extend(v for v in dict.fromkeys(variants) if v not in self.pdcc_names)
+            return measure(variants)
 
-                tune(config["sweep"], measure_clauses)
-            save(out, runs, pdcc_names, aggregation_names, reps)
-    print(plot(runs, pdcc_names, out / "ratios.png"))
-    print(save(out, runs, pdcc_names, aggregation_names, reps))
-    return 0
+        measure([v for v in (*PLAIN_VARIANTS, *self.configured) if (name, v) in self.binaries])
+        if tune_it and any((name, v) in self.binaries for v in self.configured):
+            tune(self.config["sweep"], measure_clauses)
+        self.save()
+
+    def save(self) -> str:
+        return save(self.out, self.runs, self.pdcc_names, self.aggregation_names, self.reps)
 
 
 if __name__ == "__main__":

@@ -84,3 +84,30 @@ def test_results_of_two_sessions_merge_into_one_table(tmp_path: Path, capsys):
     assert bench.merge([str(first / "results.json"), str(second / "results.json")], tmp_path / "m") == 0
     text = (tmp_path / "m" / "results.md").read_text()
     assert "### spmv: in" in text and "### bfs: in" in text and "| vs naive (all inputs) | 8.00 | 2 |" in text
+
+
+def test_each_input_runs_the_configured_variants_and_its_own_tuning_once(tmp_path: Path, monkeypatch):
+    config = {"arch": "sm_90", "timeout_s": 1, "pdcc_configurations": [
+        {"name": "t128c4", "clauses": "threshold(128) coarsen(4)"},
+        {"name": "agg", "clauses": "consldt(grid)", "role": "aggregation only"}],
+        "sweep": {"threshold": [32, 128], "coarsen": [1, 4], "consldt": ["none", "grid"],
+                  "start": {"threshold": 128, "coarsen": 4}}}
+    ran = []
+
+    def fake_run(binary, sample, label, variant, *rest):
+        ran.append((label, variant))
+        return bench.Run(sample, label, variant, 1.0 + len(variant) / 100, True, "ok")
+
+    monkeypatch.setattr(bench, "run_one", fake_run)
+    monkeypatch.setattr(bench, "build_many", lambda plans, out: {(p[0], p[1]): tmp_path for p in plans})
+    monkeypatch.setattr(bench, "pdcc_plan", lambda name, variant, clauses, arch, out: (name, variant))
+    (tmp_path / "logs").mkdir()
+    binaries = {("s", v): tmp_path for v in ("naive", "flat", "best", "t128c4", "agg")}
+    session = bench.Session(config, tmp_path, 3, binaries)
+    for label in ("first", "second"):
+        session.run_input("s", {"label": label, "args": []}, tmp_path, True)
+    first = [v for label, v in ran if label == "first"]
+    second = [v for label, v in ran if label == "second"]
+    assert first == second and len(first) == len(set(first))            # nothing twice, nothing carried over
+    assert "threshold(128) coarsen(4)" not in first and "t128c4" in first  # the tuned start point is the named run
+    assert (tmp_path / "results.json").exists() and "agg" in session.aggregation_names

@@ -118,3 +118,13 @@ def test_a_launch_inside_a_loop_gets_the_divergent_loop_warning(clauses: str, ag
     assert ("PDCC_RECORDS_PER_THREAD_parent_0" in warning.message) is aggregated
     plain = run("__global__ void child(int* x, int n) { x[threadIdx.x] = n; }\n")
     assert not [r for r in plain.remarks if r.rule.id == "PDCC521"]
+
+
+def test_the_loop_warning_gives_threshold_advice_when_aggregation_was_refused():
+    looped = PARENT.replace("#pragma dp threshold(16)\n  child<<<(n + 31) / 32, 32>>>(x, n);\n",
+                            "for (int k = 0; k < n; ++k) {\n#pragma dp threshold(16) consldt(block)\n"
+                            "  child<<<(n + 31) / 32, 32, 0, 0>>>(x, n);\n}\n")
+    result = run("__global__ void child(int* x, int n) { x[threadIdx.x] = n; }\n", looped)
+    assert any(r.rule.id == "PDCC517" for r in result.remarks)  # a stream: one aggregated launch cannot honour it
+    warning = next(r for r in result.remarks if r.rule.id == "PDCC521")
+    assert warning.args["aggregated"] is False and "PDCC_RECORDS_PER_THREAD" not in warning.message

@@ -140,12 +140,16 @@ __device__ __forceinline__ unsigned char* pool_take(Pool& pool, unsigned char* s
   return at + bytes <= capacity ? storage + at : nullptr;
 }
 
-// Records per group: what the launch asks for (`wanted`), but no more than a fair share of the pool
-// among the grid's `groups`, so that every group gets storage and only the excess launches directly.
+// Records per group: what the launch asks for (`wanted`), but no more than a fair share of the pool:
+// the pool is cut into `chunks` (one per block, or per multi-block group), each rounded to 128 bytes by
+// pool_take, and a chunk holds `groups_per_chunk` groups (the warps of a block), so that every group gets
+// storage and only the excess launches directly.
 __device__ __forceinline__ unsigned records_that_fit(unsigned long long wanted, unsigned long long pool_bytes,
-                                                     unsigned long long groups, unsigned long long record_bytes) {
-  const unsigned long long bytes = pool_bytes / (groups ? groups : 1ull);
-  const unsigned long long share = bytes > 128ull ? (bytes - 128ull) / (record_bytes + 4ull) : 0ull;  // 128: alignment
+                                                     unsigned long long chunks, unsigned long long groups_per_chunk,
+                                                     unsigned long long record_bytes) {
+  const unsigned long long bytes = pool_bytes / (chunks ? chunks : 1ull);
+  const unsigned long long per_group = bytes > 128ull ? (bytes - 128ull) / (groups_per_chunk ? groups_per_chunk : 1ull) : 0ull;
+  const unsigned long long share = per_group / (record_bytes + 4ull);
   const unsigned long long records = wanted < share ? wanted : share;
   return records < 0xffffffffull ? (unsigned)records : 0xffffffffu;
 }

@@ -70,7 +70,8 @@ def rewrite(unit: Unit) -> Rewrite:
         if code.passes:
             launch.replace_statement(result, site, code)
             if frontend.in_loop(site.launch):
-                _warn_launch_in_loop(result, site, first.name, consolidate_clause is not None)
+                aggregated = any(a.site is site for group in result.aggregations.values() for a in group)
+                _warn_launch_in_loop(result, site, first.name, aggregated)
     if result.aggregations:
         aggregate.wrap_parents(result)
     for parent_start, definitions in result.preludes.items():

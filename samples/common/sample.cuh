@@ -228,10 +228,22 @@ inline Csr grid_graph(int side, unsigned long long seed) {
   return csr_from_coo(side * side, r, c, v);
 }
 
+// Whether m is a well-formed CSR: row pointers from 0 to nnz, never decreasing, columns in range.
+inline bool valid_csr(const Csr& m) {
+  if (m.n < 0 || m.row_ptr.size() != (size_t)m.n + 1 || m.val.size() != m.col.size() || m.row_ptr[0] != 0 ||
+      m.row_ptr[m.n] != m.nnz())
+    return false;
+  for (int i = 0; i < m.n; ++i)
+    if (m.row_ptr[i] > m.row_ptr[i + 1]) return false;
+  for (int c : m.col)
+    if (c < 0 || c >= m.n) return false;
+  return true;
+}
+
 // A generated input, cached on disk when PDCC_SAMPLE_CACHE names a folder: the benchmark runs every
 // variant on the same inputs, and generating an R-MAT graph of scale 20 takes seconds per run. `key`
-// must name every parameter of the generator. A file that cannot be read is rebuilt; a new one is
-// written under a private name and renamed, so concurrent runs never see half a file.
+// must name every parameter of the generator. A file that is not a well-formed CSR of its own size is
+// rebuilt; a new one is written under a private name and renamed, so concurrent runs never see half a file.
 template <typename Build>
 inline Csr cached_csr(const std::string& key, Build build) {
   const char* dir = std::getenv("PDCC_SAMPLE_CACHE");
@@ -241,14 +253,19 @@ inline Csr cached_csr(const std::string& key, Build build) {
   if (FILE* f = std::fopen(path.c_str(), "rb")) {
     Csr m;
     long long nnz = -1;
+    std::fseek(f, 0, SEEK_END);
+    const long long size = std::ftell(f);
+    std::rewind(f);
     bool ok = std::fread(&m.n, sizeof m.n, 1, f) == 1 && std::fread(&nnz, sizeof nnz, 1, f) == 1 && m.n >= 0 &&
-              nnz >= 0;
+              nnz >= 0 && nnz <= INT32_MAX &&
+              size == (long long)(sizeof m.n + sizeof nnz) + 4ll * ((long long)m.n + 1) + 8ll * nnz;
     if (ok) {
-      m.row_ptr.resize(m.n + 1);
+      m.row_ptr.resize((size_t)m.n + 1);
       m.col.resize(nnz);
       m.val.resize(nnz);
-      ok = io(std::fread(m.row_ptr.data(), sizeof(int), m.n + 1, f), m.n + 1) &&
-           io(std::fread(m.col.data(), sizeof(int), nnz, f), nnz) && io(std::fread(m.val.data(), sizeof(float), nnz, f), nnz);
+      ok = io(std::fread(m.row_ptr.data(), sizeof(int), m.row_ptr.size(), f), m.row_ptr.size()) &&
+           io(std::fread(m.col.data(), sizeof(int), nnz, f), nnz) && io(std::fread(m.val.data(), sizeof(float), nnz, f), nnz) &&
+           valid_csr(m);
     }
     std::fclose(f);
     if (ok) return m;

@@ -133,7 +133,8 @@ struct Problem {
       char buf[64];
       std::snprintf(buf, sizeof buf, "powerlaw-%lld-skew%g", rows, skew);
       name = buf;
-      a = sample::cached_csr(name + "-" + std::to_string(o.seed), [&] { return powerlaw_matrix((int)rows, skew, o.seed); });
+      std::snprintf(buf, sizeof buf, "powerlaw-%lld-%.17g-%llu", rows, skew, o.seed);  // every digit: the cache key
+      a = sample::cached_csr(buf, [&] { return powerlaw_matrix((int)rows, skew, o.seed); });
     }
     if (a.n < 1) { std::fprintf(stderr, "%s: empty matrix\n", name.c_str()); std::exit(65); }
     sample::Rng rng(o.seed ^ 0x5eedull);  // x independent of the matrix stream

@@ -56,7 +56,10 @@ __global__ void scan_check(Record* records, unsigned* ends, unsigned* totals, un
   __syncwarp(mask);
   unsigned warp_widest = 0;
   const unsigned warp_total = pdcc::warp_scan_records(warp_records, warp_ends, n, kCoarsen, mask, &warp_widest);
-  if ((pdcc::linear_thread() & 31u) == 0) totals[gridDim.x * gridDim.y + block * 32u + warp] = warp_total;
+  if ((pdcc::linear_thread() & 31u) == 0) {
+    totals[gridDim.x * gridDim.y + block * 32u + warp] = warp_total;
+    widest[gridDim.x * gridDim.y + block * 32u + warp] = warp_widest;
+  }
 }
 
 // multiblock groups: the first block of each group takes its storage, every thread appends, and the
@@ -69,7 +72,7 @@ __global__ void group_check(pdcc::GroupSlot* slots, pdcc::Pool* pool, unsigned c
   if (pdcc::linear_thread() == 0) {
     const unsigned groups = (gridDim.x + per_group - 1) / per_group;
     const unsigned capacity = pdcc::records_that_fit((unsigned long long)per_group * blockDim.x, storage_bytes,
-                                                     groups, sizeof(unsigned));
+                                                     groups, 1u, sizeof(unsigned));
     slot = pdcc::join_group(slots, group, *pool, storage, storage_bytes, capacity, sizeof(unsigned));
   }
   __syncthreads();
@@ -109,14 +112,14 @@ static int check_scans(dim3 grid, dim3 block) {
   CHECK(cudaMalloc(&records, sizeof(Record) * cells));
   CHECK(cudaMalloc(&ends, sizeof(unsigned) * cells));
   CHECK(cudaMalloc(&totals, sizeof(unsigned) * blocks * 33));
-  CHECK(cudaMalloc(&widest, sizeof(unsigned) * blocks));
+  CHECK(cudaMalloc(&widest, sizeof(unsigned) * blocks * 33));
   CHECK(cudaMalloc(&found, sizeof(unsigned) * blocks * stride));
   scan_check<<<grid, block>>>(records, ends, totals, widest, found, stride);
   CHECK(cudaDeviceSynchronize());
-  std::vector<unsigned> h_ends(cells), h_totals(blocks * 33), h_widest(blocks), h_found(blocks * stride);
+  std::vector<unsigned> h_ends(cells), h_totals(blocks * 33), h_widest(blocks * 33), h_found(blocks * stride);
   CHECK(cudaMemcpy(h_ends.data(), ends, sizeof(unsigned) * cells, cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(h_totals.data(), totals, sizeof(unsigned) * blocks * 33, cudaMemcpyDeviceToHost));
-  CHECK(cudaMemcpy(h_widest.data(), widest, sizeof(unsigned) * blocks, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(h_widest.data(), widest, sizeof(unsigned) * blocks * 33, cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(h_found.data(), found, sizeof(unsigned) * blocks * stride, cudaMemcpyDeviceToHost));
   const unsigned threads = block.x * block.y * block.z, warps = (threads + 31) / 32;
   for (unsigned b = 0; b < blocks; ++b) {
@@ -142,14 +145,22 @@ static int check_scans(dim3 grid, dim3 block) {
         std::printf("find_record: block %u child block %u -> %u, want %u\n", b, k, h_found[b * stride + k], owner[k]);
         return 1;
       }
+    const unsigned slice = (records_of(b) + warps - 1) / warps;
     for (unsigned w = 0; w < warps; ++w) {
-      unsigned want = 0;
-      for (unsigned i = w; i < records_of(b); i += warps) {
+      unsigned want = 0, widest_want = 0, k = 0;
+      for (unsigned i = w; i < records_of(b); i += warps, ++k) {
         Record r = make_record(b, i);
         want += (r.pdcc_grid.x + kCoarsen - 1) / kCoarsen * r.pdcc_grid.y * r.pdcc_grid.z;
+        widest_want = std::max(widest_want, r.pdcc_block.x);
+        const unsigned got = h_ends[(blocks + b) * stride + w * slice + k];
+        if (got != want) {
+          std::printf("warp scan: block %u warp %u record %u ends at %u, want %u\n", b, w, k, got, want);
+          return 1;
+        }
       }
-      if (h_totals[blocks + b * 32 + w] != want) {
-        std::printf("warp scan: block %u warp %u total %u, want %u\n", b, w, h_totals[blocks + b * 32 + w], want);
+      if (h_totals[blocks + b * 32 + w] != want || h_widest[blocks + b * 32 + w] != widest_want) {
+        std::printf("warp scan: block %u warp %u total %u widest %u, want %u %u\n", b, w, h_totals[blocks + b * 32 + w],
+                    h_widest[blocks + b * 32 + w], want, widest_want);
         return 1;
       }
     }
@@ -176,8 +187,11 @@ static int check_groups(unsigned blocks, unsigned per_group, unsigned long long 
     CHECK(cudaDeviceSynchronize());
     std::vector<unsigned> h(groups);
     CHECK(cudaMemcpy(h.data(), counted, sizeof(unsigned) * groups, cudaMemcpyDeviceToHost));
+    // Every thread appends one record; a group keeps what its fair share of the storage holds.
+    const unsigned long long chunk = storage_bytes / groups, share = chunk > 128 ? (chunk - 128) / 8 : 0;
     for (unsigned g = 0; g < groups; ++g) {
-      const unsigned members = std::min(per_group, blocks - g * per_group) * 64u;  // a record per thread
+      const unsigned members = (unsigned)std::min<unsigned long long>(std::min(per_group, blocks - g * per_group) * 64u,
+                                                                      std::min<unsigned long long>(per_group * 64u, share));
       if (h[g] != members) {
         std::printf("groups of %u: round %d group %u kept %u records, want %u\n", per_group, round, g, h[g], members);
         return 1;
@@ -192,7 +206,9 @@ int main() {
   const dim3 shapes[] = {dim3(256), dim3(100), dim3(16, 12), dim3(8, 4, 3), dim3(1024), dim3(1)};
   for (const dim3& shape : shapes)
     if (check_scans(dim3(5, 3), shape)) return 1;
-  if (check_groups(96, 8, 1 << 20) || check_groups(100, 7, 1 << 20) || check_groups(33, 64, 1 << 20)) return 1;
+  if (check_groups(96, 8, 1 << 20) || check_groups(100, 7, 1 << 20) || check_groups(33, 64, 1 << 20) ||
+      check_groups(96, 8, 4096) || check_groups(200, 1, 16384))  // storage too small: the fair share caps each group
+    return 1;
   std::printf("runtime ok\n");
   return 0;
 }

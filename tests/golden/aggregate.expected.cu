@@ -237,9 +237,9 @@ __device__ pdcc::Pool pdcc_pool_per_warp_0;
 __device__ __align__(128) unsigned char pdcc_storage_per_warp_0[PDCC_POOL_BYTES_per_warp_0];
 __shared__ unsigned pdcc_scratch_per_warp_0[33];
 static __device__ __forceinline__ unsigned pdcc_capacity_per_warp_0(unsigned pdcc_record_bytes) {
-  const unsigned long long pdcc_groups = (unsigned long long)gridDim.x * gridDim.y * gridDim.z * ((pdcc::block_threads() + 31u) / 32u);
   return pdcc::records_that_fit(PDCC_RECORDS_per_warp_0 ? PDCC_RECORDS_per_warp_0 : 32u * PDCC_RECORDS_PER_THREAD_per_warp_0,
-                                PDCC_POOL_BYTES_per_warp_0, pdcc_groups, pdcc_record_bytes);
+                                PDCC_POOL_BYTES_per_warp_0, (unsigned long long)gridDim.x * gridDim.y * gridDim.z,
+                                ((pdcc::block_threads() + 31u) / 32u), pdcc_record_bytes);
 }
 template <typename Record>
 static __device__ bool pdcc_append_per_warp_0(const Record& pdcc_rec)
@@ -328,9 +328,9 @@ __device__ pdcc::Pool pdcc_pool_per_block_0;
 __device__ __align__(128) unsigned char pdcc_storage_per_block_0[PDCC_POOL_BYTES_per_block_0];
 __shared__ unsigned pdcc_scratch_per_block_0[33];
 static __device__ __forceinline__ unsigned pdcc_capacity_per_block_0(unsigned pdcc_record_bytes) {
-  const unsigned long long pdcc_groups = (unsigned long long)gridDim.x * gridDim.y * gridDim.z * 1u;
   return pdcc::records_that_fit(PDCC_RECORDS_per_block_0 ? PDCC_RECORDS_per_block_0 : pdcc::block_threads() * PDCC_RECORDS_PER_THREAD_per_block_0,
-                                PDCC_POOL_BYTES_per_block_0, pdcc_groups, pdcc_record_bytes);
+                                PDCC_POOL_BYTES_per_block_0, (unsigned long long)gridDim.x * gridDim.y * gridDim.z,
+                                1u, pdcc_record_bytes);
 }
 template <typename Record>
 static __device__ bool pdcc_append_per_block_0(const Record& pdcc_rec)
@@ -459,7 +459,7 @@ __global__ void per_group(float* out, const float* in, const int* begin, const i
     const unsigned pdcc_k = pdcc_blocks_per_group_per_group_0();
     const unsigned pdcc_capacity = pdcc::records_that_fit(
         PDCC_RECORDS_per_group_0 ? PDCC_RECORDS_per_group_0 : (unsigned long long)pdcc_k * pdcc::block_threads() * PDCC_RECORDS_PER_THREAD_per_group_0,
-        PDCC_POOL_BYTES_per_group_0, (pdcc_blocks + pdcc_k - 1) / pdcc_k, sizeof(pdcc_record_per_group_0));
+        PDCC_POOL_BYTES_per_group_0, (pdcc_blocks + pdcc_k - 1) / pdcc_k, 1u, sizeof(pdcc_record_per_group_0));
     pdcc_group_per_group_0 = (pdcc_blocks + pdcc_k - 1) / pdcc_k <= sizeof(pdcc_groups_per_group_0) / sizeof(pdcc::GroupSlot)
         ? pdcc::join_group(pdcc_groups_per_group_0, pdcc::linear_block() / pdcc_k, pdcc_pool_per_group_0, pdcc_storage_per_group_0,
                            PDCC_POOL_BYTES_per_group_0, pdcc_capacity, sizeof(pdcc_record_per_group_0))
@@ -593,7 +593,7 @@ __global__ void per_grid(T** data, const int64_t* sizes, T value, int count)
     const unsigned pdcc_k = pdcc_blocks_per_group_per_grid_0();
     const unsigned pdcc_capacity = pdcc::records_that_fit(
         PDCC_RECORDS_per_grid_0 ? PDCC_RECORDS_per_grid_0 : (unsigned long long)pdcc_k * pdcc::block_threads() * PDCC_RECORDS_PER_THREAD_per_grid_0,
-        PDCC_POOL_BYTES_per_grid_0, (pdcc_blocks + pdcc_k - 1) / pdcc_k, sizeof(pdcc_record_per_grid_0<T, 2>));
+        PDCC_POOL_BYTES_per_grid_0, (pdcc_blocks + pdcc_k - 1) / pdcc_k, 1u, sizeof(pdcc_record_per_grid_0<T, 2>));
     pdcc_group_per_grid_0 = (pdcc_blocks + pdcc_k - 1) / pdcc_k <= sizeof(pdcc_groups_per_grid_0) / sizeof(pdcc::GroupSlot)
         ? pdcc::join_group(pdcc_groups_per_grid_0, pdcc::linear_block() / pdcc_k, pdcc_pool_per_grid_0, pdcc_storage_per_grid_0,
                            PDCC_POOL_BYTES_per_grid_0, pdcc_capacity, sizeof(pdcc_record_per_grid_0<T, 2>))
