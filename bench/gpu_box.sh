@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the GPU checks on a machine with an NVIDIA GPU and no network (the device box):
 # dependencies from wheels carried in .whl/ (as `make bench WHEELS=.whl` does), data from .data/.
-#   bash bench/gpu_box.sh OUTDIR [bench args...]
+#   bash bench/gpu_box.sh OUTDIR [bench args...]     e.g. --tune --reps 3; SKIP_BENCH=1 or SKIP_CHECKS=1 for one half
 # Writes OUTDIR/gpu-tests.log, OUTDIR/sanitizer.log and the benchmark results (results.md/json, ratios.png).
 set -uo pipefail
 out=${1:?usage: bench/gpu_box.sh OUTDIR [bench args...]}; shift
@@ -14,6 +14,7 @@ if [ -d .whl ]; then
 fi
 export PDCC_DATA=${PDCC_DATA:-$PWD/.data}
 nvidia-smi -L
+if [ "${SKIP_CHECKS:-0}" != 1 ]; then  # SKIP_CHECKS=1: the benchmark alone (GPU time is lent by the minute)
 echo "== GPU tests"
 python3 -m pytest -q -m gpu -rA tests/ 2>&1 | tee "$out/gpu-tests.log" | tail -15
 echo "== compute-sanitizer: memcheck on samples built by pdcc, one per transformation and granularity"
@@ -40,6 +41,7 @@ done
 nvcc -arch=sm_90 -lineinfo -I pragmadp/runtime tests/cuda/runtime_check.cu -o /tmp/san/runtime_check
 for tool in memcheck racecheck synccheck; do san $tool "runtime check" /tmp/san/runtime_check; done
 san racecheck "spmv block, parent kernels only" /tmp/san/spmv-threshold_32__coarsen_2__consldt_block_ --size 20000 --reps 1
+fi
 [ "${SKIP_BENCH:-0}" = 1 ] && exit 0
 echo "== benchmark"
 python3 bench/run.py --out "$out/bench" "$@" 2>&1 | tee "$out/bench.log" | tail -120
