@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 PLAIN_VARIANTS = ("naive", "flat", "best")
+MIN_REPS = 5  # DESIGN §5: a measurement is the median of at least 5 runs
 
 
 @dataclass
@@ -272,6 +273,8 @@ def plot(runs: list[Run], pdcc_names: list[str], path: Path) -> str:
 def save(out: Path, runs: list[Run], pdcc_names: list[str], aggregation_names: list[str], reps: int) -> str:
     """results.md and results.json (written after every input, so a run cut short still reports)."""
     text, summary = table(runs, pdcc_names, aggregation_names)
+    text = (f"Each time is the median of {reps} timed runs after a warm-up"
+            + (" (fewer than 5: a preview, not a measurement by DESIGN §5).\n\n" if reps < MIN_REPS else ".\n\n") + text)
     (out / "results.md").write_text(text)
     (out / "results.json").write_text(json.dumps({"runs": [asdict(r) for r in runs], "geomean": summary, "reps": reps,
                                                   "pdcc_variants": pdcc_names,
@@ -288,7 +291,7 @@ def merge(paths: list[str], out: Path) -> int:
         variants = saved.get("pdcc_variants") or [r["variant"] for r in saved["runs"] if r["variant"] not in PLAIN_VARIANTS]
         pdcc_names += [n for n in variants if n not in pdcc_names]
         aggregation_names += [n for n in saved.get("aggregation_variants", []) if n not in aggregation_names]
-        reps = saved["reps"]
+        reps = min(saved["reps"], reps or saved["reps"])  # the weakest of the merged runs
     out.mkdir(parents=True, exist_ok=True)
     print(save(out, runs, pdcc_names, aggregation_names, reps))
     return 0

@@ -84,6 +84,9 @@ def test_results_of_two_sessions_merge_into_one_table(tmp_path: Path, capsys):
     assert bench.merge([str(first / "results.json"), str(second / "results.json")], tmp_path / "m") == 0
     text = (tmp_path / "m" / "results.md").read_text()
     assert "### spmv: in" in text and "### bfs: in" in text and "| vs naive (all inputs) | 8.00 | 2 |" in text
+    assert text.startswith("Each time is the median of 5 timed runs after a warm-up.")
+    bench.save(first, [], [], [], 3)
+    assert "a preview, not a measurement" in (first / "results.md").read_text()
 
 
 def test_each_input_runs_the_configured_variants_and_its_own_tuning_once(tmp_path: Path, monkeypatch):
