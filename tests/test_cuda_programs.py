@@ -61,8 +61,8 @@ def test_shapes_build_with_every_site_transformed(configuration: str, tmp_path: 
 
 # Open bug, measured on an H200 (CUDA 13.0, driver 580): parents that launch from a loop while other threads
 # of their warp run the child serially (below the threshold, or after a launch failed) hang; the probes
-# (shapes.cu with 300 parents x 4 rounds) showed it needs the launch, the serial loop and several rounds
-# together. pdcc warns about such sites (PDCC521). Once fixed, these runs finish and the test fails
+# (shapes.cu: 300 parents x 4 rounds or 3000 x 1 hang, 300 x 1 passes) showed it needs the launch and
+# the serial loop in the two branches of a site inside a loop. pdcc warns about such sites (PDCC521). Once fixed, these runs finish and the test fails
 # (pytest.raises) until the configuration leaves HANGS.
 HANGS = {"threshold(32) coarsen(4)": "launches and serial runs from a divergent loop hang (PDCC521)",
          "consldt(block) buffer(pool, 3)": "direct launches past full storage, with serial fallbacks, hang (PDCC521)"}
