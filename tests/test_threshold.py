@@ -108,16 +108,34 @@ def test_indices_read_through_a_helper_or_macro_stop_the_pass(helper: str, words
     assert [r.rule.id for r in result.remarks] == ["PDCC518"] and words in result.remarks[0].message
 
 
-@pytest.mark.parametrize("clauses, aggregated", [("threshold(16)", False), ("threshold(16) coarsen(2)", False),
-                                                  ("consldt(warp)", True)])
-def test_a_launch_inside_a_loop_gets_the_divergent_loop_warning(clauses: str, aggregated: bool):
-    looped = PARENT.replace("#pragma dp threshold(16)\n  child", f"for (int k = 0; k < n; ++k) {{\n#pragma dp {clauses}\n  child")
-    result = run("__global__ void child(int* x, int n) { x[threadIdx.x] = n; }\n", looped.replace("(x, n);\n", "(x, n);\n}\n", 1))
+PLAIN_CHILD = "__global__ void child(int* x, int n) { x[threadIdx.x] = n; }\n"
+SHARED_CHILD = "__global__ void child(int* x, int n) { __shared__ int s[64]; s[threadIdx.x] = n; x[threadIdx.x] = s[threadIdx.x]; }\n"
+
+
+def looped(clauses: str) -> str:
+    return PARENT.replace("#pragma dp threshold(16)\n  child<<<(n + 31) / 32, 32>>>(x, n);\n",
+                          f"for (int k = 0; k < n; ++k) {{\n#pragma dp {clauses}\n  child<<<(n + 31) / 32, 32>>>(x, n);\n}}\n")
+
+
+@pytest.mark.parametrize("clauses, child, aggregated", [
+    ("threshold(16)", PLAIN_CHILD, False), ("threshold(16) coarsen(2)", PLAIN_CHILD, False),
+    ("consldt(warp)", SHARED_CHILD, True)])  # cannot run serially: a record that does not fit launches
+def test_a_launch_inside_a_loop_gets_the_divergent_loop_warning(clauses: str, child: str, aggregated: bool):
+    result = run(child, looped(clauses))
     warning = next(r for r in result.remarks if r.rule.id == "PDCC521")
     assert warning.args["aggregated"] is aggregated and "hung on an H200" in warning.message
     assert ("PDCC_RECORDS_PER_THREAD_parent_0" in warning.message) is aggregated
-    plain = run("__global__ void child(int* x, int n) { x[threadIdx.x] = n; }\n")
+    plain = run(PLAIN_CHILD)
     assert not [r for r in plain.remarks if r.rule.id == "PDCC521"]
+
+
+def test_an_aggregated_launch_in_a_loop_runs_what_does_not_fit_in_the_parent():
+    result = run(PLAIN_CHILD, looped("consldt(block)"))
+    assert not [r for r in result.remarks if r.rule.id == "PDCC521"]  # nothing launches inside the loop
+    site = result.text[result.text.index("if (!pdcc_append_parent_0(pdcc_rec))"):]
+    assert site.splitlines()[1].strip() == "child__pdcc_serial(pdcc_grid, pdcc_block, x, n);"
+    storage = next(r for r in result.remarks if r.rule.id == "PDCC561")
+    assert "runs in the parent thread" in storage.message
 
 
 def test_the_loop_warning_gives_threshold_advice_when_aggregation_was_refused():

@@ -69,9 +69,9 @@ def rewrite(unit: Unit) -> Rewrite:
             aggregate.apply(result, site, directive, child, code, coarsen_macro)
         if code.passes:
             launch.replace_statement(result, site, code)
-            if frontend.in_loop(site.launch):
-                aggregated = any(a.site is site for group in result.aggregations.values() for a in group)
-                _warn_launch_in_loop(result, site, first.name, aggregated)
+            aggregation = next((a for group in result.aggregations.values() for a in group if a.site is site), None)
+            if frontend.in_loop(site.launch) and not (aggregation and aggregation.overflow_runs_here):
+                _warn_launch_in_loop(result, site, first.name, aggregation is not None)
     if result.aggregations:
         aggregate.wrap_parents(result)
     for parent_start, definitions in result.preludes.items():
@@ -90,8 +90,8 @@ def rewrite(unit: Unit) -> Rewrite:
 def _warn_launch_in_loop(result: Rewrite, site: Site, pass_name: str, aggregated: bool) -> None:
     """Measured on an H200 (tests/cuda/shapes.cu): parents that launch from a loop while other threads of
     their warp run a child serially (below the threshold, or after a failed launch) can hang the grid."""
-    where = ("records that do not fit their group's storage launch directly inside the loop; raise "
-             f"PDCC_RECORDS_PER_THREAD_{site.name} if the loop runs more often" if aggregated else
+    where = ("records that do not fit their group's storage launch directly inside the loop (the child cannot "
+             f"run serially); raise PDCC_RECORDS_PER_THREAD_{site.name} if the loop runs more often" if aggregated else
              "add consldt(warp|block|multiblock(K)|grid) so that the launches happen once per group, after the loop")
     result.remark(Kind.ANALYSIS, rules.LAUNCH_IN_LOOP,
                   "launch inside a loop: device launches from loop iterations that diverge within a warp, next to "

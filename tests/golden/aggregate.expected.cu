@@ -354,8 +354,8 @@ static __device__ void per_block__pdcc_body(float* out, const float* in, const i
       const dim3 pdcc_grid = (n + 127) / 128;
       const dim3 pdcc_block = 128;
       const pdcc_record_per_block_0 pdcc_rec = {out + row, in + begin[row] + part * n, n, pdcc_grid, pdcc_block};
-      if (!pdcc_append_per_block_0(pdcc_rec))  // storage full: launch this one directly
-        add_to__pdcc_direct_per_block_0(pdcc_rec, 1.0f, 1);
+      if (!pdcc_append_per_block_0(pdcc_rec))  // storage full: run it here (a launch inside a loop can hang)
+        add_to__pdcc_serial(pdcc_grid, pdcc_block, out + row, in + begin[row] + part * n, 1.0f, n);
     }
 #line 32 "aggregate.cu"
   }
