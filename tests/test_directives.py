@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pragmadp import directives as d
+from pragmadp.pipeline import transform_path
 from pragmadp.report.remarks import PdccError
 from pragmadp.source import SourceFile, Span
 
@@ -119,3 +120,14 @@ def test_any_text_parses_or_fails_with_a_located_error(garbage):
 def test_comments_inside_a_pragma_are_ignored():
     assert [c.name for c in parse("dp threshold(64) // tuned on H200").clauses] == ["threshold"]
     assert [c.name for c in parse("dp /* first */ threshold(64) /* then */ coarsen(2)").clauses] == ["threshold", "coarsen"]
+
+
+def test_pragmas_pdcc_cannot_see_are_reported_not_ignored(tmp_path):
+    (tmp_path / "kernels.cuh").write_text("__global__ void c(int* x) {}\n// note\n#pragma dp threshold(8)\n")
+    code = ('#include "kernels.cuh"\n#include "absent.cuh"\n#define DP _Pragma("dp threshold(64)")\n'
+            "__global__ void p(int* x) { c<<<1, 32>>>(x); }\n")
+    (tmp_path / "p.cu").write_text(code)
+    remarks = [r for r in transform_path(str(tmp_path / "p.cu")).remarks if r.rule.id == "PDCC602"]
+    assert [(r.location.line, r.location.column) for r in remarks] == [(3, 12), (1, 10)]
+    assert "'_Pragma(\"dp ...\")'" in remarks[0].message and "'#pragma dp ...'" in remarks[0].message
+    assert "'kernels.cuh' has '#pragma dp' at line 3" in remarks[1].message and remarks[1].kind.value == "missed"

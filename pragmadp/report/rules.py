@@ -68,6 +68,8 @@ AGGREGATE_STORAGE = Rule("PDCC561", "aggregate-storage", "Device memory reserved
 # --- clauses whose transformation does not exist yet (PDCC6xx) -------------------------------
 CLAUSE_NOT_SUPPORTED = Rule("PDCC600", "clause-not-supported-yet",
                             "The clause parses but its transformation is not implemented yet; the launch is left as written.")
+PRAGMA_NOT_READ = Rule("PDCC602", "pragma-not-read",
+                       "A pdcc pragma pdcc cannot see: written as _Pragma (or through a macro), or in an included header.")
 SITE_OPTED_OUT = Rule("PDCC601", "site-opted-out", "'#pragma dp off' keeps --auto away from this launch.")
 
 # --- the build (PDCC7xx) ---------------------------------------------------------------------

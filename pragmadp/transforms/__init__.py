@@ -9,6 +9,8 @@ for that clause.
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 
 from pragmadp.cuda import frontend
@@ -80,6 +82,7 @@ def rewrite(unit: Unit) -> Rewrite:
                             Rope(source).write_before("".join(definitions), source.line_of(parent_start)))
     for pragma in unit.pdcc_pragmas:
         _comment_out(result, pragma)
+    _unread_pragmas(result)
     for directive, _pragma, statement in unit.meld_sites:
         result.remark(Kind.MISSED, rules.CLAUSE_NOT_SUPPORTED,
                       "'#pragma meld' is not supported yet; the if/else is left as written",
@@ -98,6 +101,38 @@ def _warn_launch_in_loop(result: Rewrite, site: Site, pass_name: str, aggregated
                   f"serial runs of the child, hung on an H200; {where}",
                   Span(site.launch.call.start_byte, site.launch.call.end_byte), site, pass_name=pass_name,
                   aggregated=aggregated)
+
+
+_MACRO_PRAGMA = re.compile(rb'_Pragma\s*\(\s*"\s*(dp|meld)\b')
+_LOCAL_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
+_PRAGMA_LINE = re.compile(rb'^[ \t]*#[ \t]*pragma[ \t]+(dp|meld)\b', re.MULTILINE)
+
+
+def _unread_pragmas(result: Rewrite) -> None:
+    """pdcc reads the '#pragma dp' lines of the file it compiles; says so where a pragma it cannot see
+    would otherwise be ignored without a word: `_Pragma("dp ...")` (macros), and the local headers included."""
+    source = result.unit.source
+    for match in _MACRO_PRAGMA.finditer(source.data):
+        result.remark(Kind.MISSED, rules.PRAGMA_NOT_READ,
+                      f"pdcc does not read '_Pragma(\"{match.group(1).decode()} ...\")' (nor a macro that expands to it); "
+                      f"write '#pragma {match.group(1).decode()} ...' on its own line before the statement",
+                      Span(match.start(), match.end()), pass_name="frontend")
+    directory = os.path.dirname(source.path)
+    for match in _LOCAL_INCLUDE.finditer(source.data):
+        name = match.group(1).decode(errors="replace")
+        try:
+            with open(os.path.join(directory, name), "rb") as handle:
+                header = handle.read()
+        except OSError:
+            continue
+        found = _PRAGMA_LINE.search(header)
+        if found is not None:
+            line = header.count(b"\n", 0, found.start()) + 1
+            result.remark(Kind.MISSED, rules.PRAGMA_NOT_READ,
+                          f"'{name}' has '#pragma {found.group(1).decode()}' at line {line}, which pdcc does not "
+                          "apply: it transforms the .cu files it compiles, not the headers they include; move the "
+                          "annotated kernel into this file", Span(match.start(1) - 1, match.end(1) + 1),
+                          pass_name="frontend", header=name, line=line)
 
 
 def _not_supported(result: Rewrite, site: Site, clause: Clause) -> None:
