@@ -274,10 +274,29 @@ def _emit(directory: str, original: str, text: str) -> None:
 
 
 def _restore_paths(text: str, replaced: dict[str, str]) -> str:
-    """Dependency rules name the temporary copies; make them name the user's files."""
+    """Dependency rules name the temporary copies; make them name the user's files (once: the copy's
+    `#line` directives name the user's file too, so it would otherwise be listed twice)."""
     for temporary, original in replaced.items():
         text = text.replace(temporary, original.replace(" ", "\\ "))
-    return text
+    return _without_repeated_prerequisites(text) if replaced else text
+
+
+def _without_repeated_prerequisites(text: str) -> str:
+    """Drops continuation lines of a make rule that repeat one of its prerequisites."""
+    lines, seen = [], set()
+    for line in text.split("\n"):
+        continued = line.endswith("\\")
+        body = line[:-1].strip() if continued else line.strip()
+        if not line[:1].isspace():  # a rule's first line: `target : first \` (or a blank line)
+            seen = set(body.split(":", 1)[1].split()) if ":" in body else set()
+        elif body in seen:
+            if not continued and lines and lines[-1].endswith("\\"):
+                lines[-1] = lines[-1][:-1].rstrip()  # the dropped line ended the rule
+            continue
+        else:
+            seen.add(body)
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def _restore_dependency_file(path: str, replaced: dict[str, str]) -> None:

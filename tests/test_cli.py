@@ -210,6 +210,15 @@ def test_real_nvcc_object_dependencies_and_quoted_include(project: Path):
     dependencies = (build / "k.d").read_text()
     assert dependencies.startswith("k.o : ../src/kernels.cu")
     assert "helper.cuh" in dependencies and "pdcc-" not in dependencies
+    assert dependencies.count("kernels.cu") == 1 and not dependencies.rstrip().endswith("\\")
+
+
+def test_a_prerequisite_named_twice_in_a_dependency_rule_is_kept_once():
+    from pragmadp.cli import _restore_paths
+    text = ("k.o : /tmp/pdcc-1/0/k.cu \\\n    /usr/include/a.h \\\n    src/k.cu\n\n"
+            "/usr/include/a.h:\n")
+    assert _restore_paths(text, {"/tmp/pdcc-1/0/k.cu": "src/k.cu"}) == (
+        "k.o : src/k.cu \\\n    /usr/include/a.h\n\n/usr/include/a.h:\n")
 
 
 @pytest.mark.nvcc
