@@ -146,3 +146,20 @@ def test_the_loop_warning_gives_threshold_advice_when_aggregation_was_refused():
     assert any(r.rule.id == "PDCC517" for r in result.remarks)  # a stream: one aggregated launch cannot honour it
     warning = next(r for r in result.remarks if r.rule.id == "PDCC521")
     assert warning.args["aggregated"] is False and "PDCC_RECORDS_PER_THREAD" not in warning.message
+
+
+@pytest.mark.parametrize("between, read", [
+    ("", True), ("n = n / 2;", False), ("blocks += 1;", False), ("resize(&n);", False), ("x[0] = n;", True)])
+def test_a_grid_size_read_through_a_local_only_while_its_inputs_are_unchanged(between: str, read: bool):
+    parent = f"""
+__global__ void parent(int* x, int n) {{
+  int blocks = (n + 127) / 128;
+  {between}
+#pragma dp threshold(16)
+  child<<<blocks, 128>>>(x, n);
+}}
+"""
+    result = run("__device__ void resize(int* n);\n__global__ void child(int* x, int n) { x[threadIdx.x] = n; }\n",
+                 parent)
+    count = next(r for r in result.remarks if r.rule.id == "PDCC501")
+    assert ("(through 'blocks')" in count.message) is read, count.message

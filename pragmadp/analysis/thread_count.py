@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from pragmadp import cgen
-from pragmadp.cuda.frontend import Node, Unit
+from pragmadp.analysis import writes
+from pragmadp.cuda.frontend import Node, Unit, walk
 
 _CEIL = {"ceil", "ceilf", "ceill"}
 _CLAMP = {"min", "max", "umin", "umax", "llmin", "llmax"}
@@ -84,7 +85,9 @@ def dimensions_of(unit: Unit, node: Node) -> tuple[list[str], bool]:
 
 
 def local_initialiser(unit: Unit, identifier: Node, before: int) -> tuple[list[str], bool] | None:
-    """The initialiser of the nearest local declaration of `identifier` that precedes the launch."""
+    """The initialiser of the nearest local declaration of `identifier` that precedes the launch, unless
+    the function may change the variable or a name in the initialiser after the declaration (then the
+    initialiser no longer tells the launch's size)."""
     name = unit.text(identifier)
     scope = identifier.parent
     while scope is not None and scope.type != "function_definition":
@@ -93,7 +96,12 @@ def local_initialiser(unit: Unit, identifier: Node, before: int) -> tuple[list[s
             for declaration in reversed(earlier):
                 found = _initialiser_in(unit, declaration, name)
                 if found is not None:
-                    return found
+                    inputs = {name} | {unit.text(n) for n in walk(declaration) if n.type == "identifier"}
+                    function = scope
+                    while function.type != "function_definition":
+                        function = function.parent
+                    changed = writes.assigned_names(unit, function.child_by_field_name("body"), declaration.end_byte)
+                    return None if inputs & changed else found
         scope = scope.parent
     return None
 

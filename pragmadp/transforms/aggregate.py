@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pragmadp.analysis import serial
+from pragmadp.analysis import serial, writes
 from pragmadp.cuda import frontend
-from pragmadp.cuda.frontend import GENERATED_MARK, Function, Site, launched_identifier, walk
+from pragmadp.cuda.frontend import GENERATED_MARK, Site, launched_identifier, walk
 from pragmadp.directives import AggThreshold, Buffer, Consolidate, Work
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
@@ -156,41 +156,13 @@ def _refusal(result: Rewrite, site: Site, child: Child):
     return None
 
 
-def _assigned_names(unit, function: Function) -> set[str]:
-    """Names the parent's body assigns, increments, takes the address of, or declares (shadowing)."""
-    names = set()
-    for node in walk(function.body):
-        target = None
-        if node.type == "assignment_expression":
-            target = node.child_by_field_name("left")
-        elif node.type == "update_expression":
-            target = node.child_by_field_name("argument")
-        elif node.type == "pointer_expression" and unit.text(node).startswith("&"):
-            target = node.child_by_field_name("argument")
-        elif node.type == "init_declarator":  # a local that may shadow a parameter, or a reference to one
-            target = node.child_by_field_name("declarator")
-            value = node.child_by_field_name("value")
-            if target is not None and value is not None and any(n.type == "reference_declarator" for n in walk(target)):
-                names.update(unit.text(n) for n in walk(value) if n.type == "identifier")
-        elif node.type == "argument_list" and node.parent.type == "call_expression" and not any(
-                c.type == "kernel_call_syntax" for c in node.parent.children):
-            # passed to a function, which may take it by reference and change it
-            names.update(unit.text(a) for a in node.named_children if a.type == "identifier")
-        elif node.type == "declaration":
-            names.update(unit.text(n) for d in node.children_by_field_name("declarator")
-                         if d.type != "init_declarator" for n in walk(d) if n.type == "identifier")
-        if target is not None:
-            names.update(unit.text(n) for n in walk(target) if n.type == "identifier")
-    return names
-
-
 def _split_arguments(result: Rewrite, site: Site, child: Child, work: Work | None, granularity: str):
     """(varying, uniform) parameter indices: uniform arguments are the same for every parent of a group."""
     unit = result.unit
     parent = site.launch.enclosing
     parameters = {unit.text(n) for p in parent.parameters.named_children for n in walk(p)
                   if n.type == "identifier" and n.parent.type != "parameter_list"} - {""}
-    stable = parameters - _assigned_names(unit, parent)
+    stable = parameters - writes.assigned_names(unit, parent.body)
     allowed = stable | _UNIFORM_BUILTINS | ({"blockIdx"} if granularity in ("warp", "block") else set())
     varying, uniform = [], []
     for index, parameter in enumerate(child.parameters):
