@@ -163,3 +163,10 @@ __global__ void parent(int* x, int n) {{
                  parent)
     count = next(r for r in result.remarks if r.rule.id == "PDCC501")
     assert ("(through 'blocks')" in count.message) is read, count.message
+
+
+def test_a_child_whose_signature_is_split_by_ifdef_gets_its_own_reason():
+    child = ("#ifdef USE_DOUBLE\n__global__ void child(double* x, int n)\n#else\n__global__ void child(int* x, int n)\n"
+             "#endif\n{ x[threadIdx.x] = n; }\n")
+    missed = next(r for r in run(child).remarks if r.kind.value == "missed")
+    assert missed.rule.id == "PDCC515" and "split by #if/#ifdef branches" in missed.message

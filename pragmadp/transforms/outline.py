@@ -68,6 +68,10 @@ def find_child(result: Rewrite, site: Site, pass_name: str, clause_span: Span) -
             return Child(function, forwarded, _template_prefix(unit, function), template_arguments(unit, function))
         why = (f"child '{name}' has a parameter pdcc cannot forward (an unnamed function pointer or C varargs)")
         rule = rules.CHILD_UNSUPPORTED
+    elif not definitions and _split_by_conditionals(unit, name):
+        why = (f"the definition of kernel '{name}' is split by #if/#ifdef branches (its signature in them, its body "
+               "after them), which pdcc does not evaluate; write the whole definition in each branch")
+        rule = rules.CHILD_UNKNOWN
     elif not definitions:
         why = f"kernel '{name}' is not defined in this file, so pdcc cannot build on its body"
         rule = rules.CHILD_UNKNOWN
@@ -79,6 +83,18 @@ def find_child(result: Rewrite, site: Site, pass_name: str, clause_span: Span) -
         rule = rules.CHILD_UNKNOWN
     result.remark(Kind.MISSED, rule, why + "; the launch is left as written", clause_span, site, pass_name, child=name)
     return None
+
+
+def _split_by_conditionals(unit: Unit, name: str) -> bool:
+    """Whether a declaration of `name` sits in a preprocessor conditional (the body following it after #endif)."""
+    for node in walk(unit.tree.root_node):
+        if node.type == "function_declarator" and unit.text(node.child_by_field_name("declarator")) == name:
+            parent = node.parent
+            while parent is not None and not parent.type.startswith("preproc_"):
+                parent = parent.parent
+            if parent is not None:
+                return True
+    return False
 
 
 def type_parameter_names(unit: Unit, function: Function | None) -> tuple[str, ...]:
