@@ -77,7 +77,8 @@ def test_aggregation_threshold_and_record_capacity_become_macros():
 
 @pytest.mark.parametrize("loop", [
     "for (int k = 0; k < 3; ++k) {\n  BODY\n}", "while (m > 0) {\n  BODY\n  m -= 32;\n}",
-    "do {\n  if (n) {\n    BODY\n  }\n} while (0);", "for (int k : {1, 2}) {\n  BODY\n}"])
+    "do {\n  if (n) {\n    BODY\n  }\n} while (0);", "for (int k : {1, 2}) {\n  BODY\n}",
+    "for (int k = 0; k < 3; ++k)\n  BODY", "while (m > 0)\n  // one launch per round\n  BODY"])
 def test_a_launch_in_a_loop_reserves_several_records_per_thread(loop: str):
     body = "int m = n - threadIdx.x;\n" + loop.replace("BODY", "PRAGMA\nchild<<<(m + 31) / 32, 32>>>(out, in, a, m);")
     result = run(body, "consldt(grid)")

@@ -124,8 +124,10 @@ def test_comments_inside_a_pragma_are_ignored():
 
 def test_pragmas_pdcc_cannot_see_are_reported_not_ignored(tmp_path):
     (tmp_path / "kernels.cuh").write_text("__global__ void c(int* x) {}\n// note\n#pragma dp threshold(8)\n")
+    (tmp_path / "quiet.cuh").write_text("/* an example:\n#pragma dp threshold(8)\n*/\n")
     code = ('#include "kernels.cuh"\n#include "absent.cuh"\n#define DP _Pragma("dp threshold(64)")\n'
-            "__global__ void p(int* x) { c<<<1, 32>>>(x); }\n")
+            "__global__ void p(int* x) { c<<<1, 32>>>(x); }  // _Pragma(\"dp off\")\n"
+            '#include "quiet.cuh"\nconst char* s = "// not a comment"; /* _Pragma("dp x") */\n')
     (tmp_path / "p.cu").write_text(code)
     remarks = [r for r in transform_path(str(tmp_path / "p.cu")).remarks if r.rule.id == "PDCC602"]
     assert [(r.location.line, r.location.column) for r in remarks] == [(3, 12), (1, 10)]

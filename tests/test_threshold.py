@@ -117,16 +117,17 @@ def looped(clauses: str) -> str:
                           f"for (int k = 0; k < n; ++k) {{\n#pragma dp {clauses}\n  child<<<(n + 31) / 32, 32>>>(x, n);\n}}\n")
 
 
-@pytest.mark.parametrize("clauses, child, aggregated", [
-    ("threshold(16)", PLAIN_CHILD, False), ("threshold(16) coarsen(2)", PLAIN_CHILD, False),
-    ("consldt(warp)", SHARED_CHILD, True)])  # cannot run serially: a record that does not fit launches
-def test_a_launch_inside_a_loop_gets_the_divergent_loop_warning(clauses: str, child: str, aggregated: bool):
-    result = run(child, looped(clauses))
-    warning = next(r for r in result.remarks if r.rule.id == "PDCC521")
-    assert warning.args["aggregated"] is aggregated and "hung on an H200" in warning.message
-    assert ("PDCC_RECORDS_PER_THREAD_parent_0" in warning.message) is aggregated
-    plain = run(PLAIN_CHILD)
-    assert not [r for r in plain.remarks if r.rule.id == "PDCC521"]
+@pytest.mark.parametrize("clauses, child, warned", [
+    ("threshold(16)", PLAIN_CHILD, True), ("threshold(16) coarsen(2)", PLAIN_CHILD, True),
+    ("coarsen(2)", PLAIN_CHILD, True),         # the serial path is the fallback of a failed launch
+    ("coarsen(2)", SHARED_CHILD, False),       # no serial path beside the launches
+    ("consldt(warp)", SHARED_CHILD, False)])   # aggregated: launches after the loop
+def test_a_launch_inside_a_loop_gets_the_divergent_loop_warning(clauses: str, child: str, warned: bool):
+    warnings = [r for r in run(child, looped(clauses)).remarks if r.rule.id == "PDCC521"]
+    assert bool(warnings) is warned
+    if warned:
+        assert "hung on an H200" in warnings[0].message and "add consldt(" in warnings[0].message
+    assert not [r for r in run(PLAIN_CHILD).remarks if r.rule.id == "PDCC521"]
 
 
 def test_an_aggregated_launch_in_a_loop_runs_what_does_not_fit_in_the_parent():
@@ -145,7 +146,8 @@ def test_the_loop_warning_gives_threshold_advice_when_aggregation_was_refused():
     result = run("__global__ void child(int* x, int n) { x[threadIdx.x] = n; }\n", looped)
     assert any(r.rule.id == "PDCC517" for r in result.remarks)  # a stream: one aggregated launch cannot honour it
     warning = next(r for r in result.remarks if r.rule.id == "PDCC521")
-    assert warning.args["aggregated"] is False and "PDCC_RECORDS_PER_THREAD" not in warning.message
+    assert warning.args["refused_aggregation"] and "aggregation was refused for this site" in warning.message
+    assert warning.pass_name == "threshold"
 
 
 @pytest.mark.parametrize("between, read", [
@@ -170,3 +172,25 @@ def test_a_child_whose_signature_is_split_by_ifdef_gets_its_own_reason():
              "#endif\n{ x[threadIdx.x] = n; }\n")
     missed = next(r for r in run(child).remarks if r.kind.value == "missed")
     assert missed.rule.id == "PDCC515" and "split by #if/#ifdef branches" in missed.message
+
+
+def test_a_prototype_in_an_include_guard_is_not_a_split_definition():
+    child = "#ifndef GUARD\n#define GUARD\n__global__ void child(int* x, int n);\n#endif\n"
+    missed = next(r for r in run(child).remarks if r.kind.value == "missed")
+    assert "is not defined in this file" in missed.message
+
+
+@pytest.mark.parametrize("before, after", [
+    ("int& m = n;", "m = 1;"), ("int* p = &n;", "*p = 1;"), ("auto halve = [&] { n /= 2; };", "halve();")])
+def test_an_alias_made_before_the_grid_size_keeps_it_from_being_read_through_the_local(before: str, after: str):
+    parent = f"""
+__global__ void parent(int* x, int n) {{
+  {before}
+  int blocks = (n + 127) / 128;
+  {after}
+#pragma dp threshold(16)
+  child<<<blocks, 128>>>(x, n);
+}}
+"""
+    count = next(r for r in run(PLAIN_CHILD, parent).remarks if r.rule.id == "PDCC501")
+    assert "(through 'blocks')" not in count.message, count.message

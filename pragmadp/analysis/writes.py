@@ -12,10 +12,12 @@ from pragmadp.cuda.frontend import Node, Unit, walk
 
 def assigned_names(unit: Unit, body: Node, after: int = 0) -> set[str]:
     """Names that `body` (from byte `after` on) assigns, increments, takes the address of, binds to a
-    reference, passes to a function (which may take them by reference), or declares again (shadowing)."""
+    reference, passes to a function (which may take them by reference), or declares again (shadowing).
+    Before `after`, what makes an alias still counts (`&x`, `T& r = x`, a lambda capturing by reference):
+    a write through it may come later. Writes to memory through other pointers are not tracked."""
     names = set()
     for node in walk(body):
-        if node.start_byte < after:
+        if node.start_byte < after and not (_makes_alias(unit, node) or _in_lambda_capturing_by_reference(unit, node)):
             continue
         target = None
         if node.type == "assignment_expression":
@@ -38,3 +40,20 @@ def assigned_names(unit: Unit, body: Node, after: int = 0) -> set[str]:
         if target is not None:
             names.update(unit.text(n) for n in walk(target) if n.type == "identifier")
     return names
+
+
+def _makes_alias(unit: Unit, node: Node) -> bool:
+    if node.type == "pointer_expression":
+        return unit.text(node).startswith("&")
+    return node.type == "init_declarator" and any(n.type == "reference_declarator"
+                                                   for n in walk(node.child_by_field_name("declarator")))
+
+
+def _in_lambda_capturing_by_reference(unit: Unit, node: Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "lambda_expression":
+            captures = parent.child_by_field_name("captures")
+            return captures is not None and "&" in unit.text(captures)
+        parent = parent.parent
+    return False

@@ -177,12 +177,24 @@ _LOOPS = {"for_statement", "for_range_loop", "while_statement", "do_statement"}
 
 def in_loop(launch: Launch) -> bool:
     """Whether the launch sits in a loop of its function (a thread may then launch several times)."""
-    node = launch.statement.parent
+    node = launch.statement
     while node is not None and node != launch.enclosing.body:
-        if node.type in _LOOPS:
+        if node.type in _LOOPS or _body_of_a_loop_cut_by_a_pragma(node):
             return True
         node = node.parent
     return False
+
+
+def _body_of_a_loop_cut_by_a_pragma(statement: Node) -> bool:
+    """`for (...)` or `while (...)`, a pragma line, then `statement`: the parser ends the loop (bodiless)
+    at the pragma, but for the compiler the statement is the loop's body."""
+    previous = statement.prev_named_sibling
+    while previous is not None and previous.type in ("preproc_call", "comment"):
+        previous = previous.prev_named_sibling
+    if previous is None or previous.type not in ("for_statement", "for_range_loop", "while_statement"):
+        return False
+    body = previous.child_by_field_name("body")
+    return body is None or body.start_byte == body.end_byte
 
 
 def launched_identifier(function: Node) -> Node:

@@ -71,9 +71,9 @@ def rewrite(unit: Unit) -> Rewrite:
             aggregate.apply(result, site, directive, child, code, coarsen_macro)
         if code.passes:
             launch.replace_statement(result, site, code)
-            aggregation = next((a for group in result.aggregations.values() for a in group if a.site is site), None)
-            if frontend.in_loop(site.launch) and not (aggregation and aggregation.overflow_runs_here):
-                _warn_launch_in_loop(result, site, first.name, aggregation is not None)
+            aggregated = any(a.site is site for group in result.aggregations.values() for a in group)
+            if not aggregated and code.serial is not None and frontend.in_loop(site.launch):
+                _warn_launch_in_loop(result, site, code, refused=consolidate_clause is not None)
     if result.aggregations:
         aggregate.wrap_parents(result)
     for parent_start, definitions in result.preludes.items():
@@ -90,42 +90,50 @@ def rewrite(unit: Unit) -> Rewrite:
     return result
 
 
-def _warn_launch_in_loop(result: Rewrite, site: Site, pass_name: str, aggregated: bool) -> None:
+def _warn_launch_in_loop(result: Rewrite, site: Site, code, refused: bool) -> None:
     """Measured on an H200 (tests/cuda/shapes.cu): parents that launch from a loop while other threads of
-    their warp run a child serially (below the threshold, or after a failed launch) can hang the grid."""
-    where = ("records that do not fit their group's storage launch directly inside the loop (the child cannot "
-             f"run serially); raise PDCC_RECORDS_PER_THREAD_{site.name} if the loop runs more often" if aggregated else
-             "add consldt(warp|block|multiblock(K)|grid) so that the launches happen once per group, after the loop")
+    their warp run the child serially (below the threshold, or after a failed launch) can hang the grid.
+    An aggregated site launches after the loop (what does not fit runs serially there), so it is spared."""
+    advice = ("aggregation was refused for this site (see its remark), so the launches stay in the loop" if refused
+              else "add consldt(warp|block|multiblock(K)|grid) so that the launches happen once per group, after the loop")
     result.remark(Kind.ANALYSIS, rules.LAUNCH_IN_LOOP,
                   "launch inside a loop: device launches from loop iterations that diverge within a warp, next to "
-                  f"serial runs of the child, hung on an H200; {where}",
-                  Span(site.launch.call.start_byte, site.launch.call.end_byte), site, pass_name=pass_name,
-                  aggregated=aggregated)
+                  f"serial runs of the child, hung on an H200; {advice}",
+                  Span(site.launch.call.start_byte, site.launch.call.end_byte), site,
+                  pass_name="threshold" if code.guard is not None else "coarsen", refused_aggregation=refused)
 
 
 _MACRO_PRAGMA = re.compile(rb'_Pragma\s*\(\s*"\s*(dp|meld)\b')
 _LOCAL_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
 _PRAGMA_LINE = re.compile(rb'^[ \t]*#[ \t]*pragma[ \t]+(dp|meld)\b', re.MULTILINE)
+_STRING_OR_COMMENT = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.DOTALL)
+
+
+def _blank_comments(data: bytes) -> bytes:
+    """The text with its comments blanked (newlines kept, so offsets and lines stay), strings intact."""
+    return _STRING_OR_COMMENT.sub(
+        lambda m: re.sub(rb"[^\n]", b" ", m.group()) if m.group().startswith(b"/") else m.group(), data)
 
 
 def _unread_pragmas(result: Rewrite) -> None:
     """pdcc reads the '#pragma dp' lines of the file it compiles; says so where a pragma it cannot see
     would otherwise be ignored without a word: `_Pragma("dp ...")` (macros), and the local headers included."""
     source = result.unit.source
-    for match in _MACRO_PRAGMA.finditer(source.data):
+    code = _blank_comments(source.data)
+    for match in _MACRO_PRAGMA.finditer(code):
         result.remark(Kind.MISSED, rules.PRAGMA_NOT_READ,
                       f"pdcc does not read '_Pragma(\"{match.group(1).decode()} ...\")' (nor a macro that expands to it); "
                       f"write '#pragma {match.group(1).decode()} ...' on its own line before the statement",
                       Span(match.start(), match.end()), pass_name="frontend")
     directory = os.path.dirname(source.path)
-    for match in _LOCAL_INCLUDE.finditer(source.data):
+    for match in _LOCAL_INCLUDE.finditer(code):
         name = match.group(1).decode(errors="replace")
         try:
             with open(os.path.join(directory, name), "rb") as handle:
                 header = handle.read()
         except OSError:
             continue
-        found = _PRAGMA_LINE.search(header)
+        found = _PRAGMA_LINE.search(_blank_comments(header))
         if found is not None:
             line = header.count(b"\n", 0, found.start()) + 1
             result.remark(Kind.MISSED, rules.PRAGMA_NOT_READ,

@@ -117,8 +117,8 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
                   f"record storage: a pool of {pool_macro} (= {DEFAULT_POOL_BYTES >> 20} MiB) reserved on the device; "
                   f"each group takes {wanted}, of {len(varying)} arguments plus grid and block, at run time, "
                   "up to its share of the pool; a record that does not fit "
-                  + ("runs in the parent thread (a launch inside a loop can hang)" if overflow_runs_here
-                     else "launches directly")
+                  + (f"runs in the parent thread, however large (a launch inside a loop can hang); raise {per_thread} "
+                     "if records overflow often" if overflow_runs_here else "launches directly")
                   + ("" if kind == "pool" else " (buffer(malloc) is served from the pool too)"),
                   clause.span, site, PASS, pool_bytes=DEFAULT_POOL_BYTES, pool_macro=pool_macro,
                   capacity_macro=capacity, records_per_thread=records_per_thread)

@@ -86,13 +86,18 @@ def find_child(result: Rewrite, site: Site, pass_name: str, clause_span: Span) -
 
 
 def _split_by_conditionals(unit: Unit, name: str) -> bool:
-    """Whether a declaration of `name` sits in a preprocessor conditional (the body following it after #endif)."""
+    """Whether `name` is declared in a preprocessor conditional that a bare body follows after #endif
+    (the signature chosen by #if, the body shared); a prototype in an include guard is not that."""
     for node in walk(unit.tree.root_node):
         if node.type == "function_declarator" and unit.text(node.child_by_field_name("declarator")) == name:
+            outermost = None
             parent = node.parent
-            while parent is not None and not parent.type.startswith("preproc_"):
+            while parent is not None:
+                if parent.type in ("preproc_if", "preproc_ifdef"):
+                    outermost = parent
                 parent = parent.parent
-            if parent is not None:
+            following = outermost.next_named_sibling if outermost is not None else None
+            if following is not None and following.type == "compound_statement":
                 return True
     return False
 
