@@ -83,7 +83,9 @@ def test_two_sites_in_one_parent_share_one_serial_version():
     ("__global__ void child(int* x, int, int n = 4) { x[threadIdx.x] = n; }\n", PARENT),
     ("template <typename... Ts>\n__global__ void child(int* x, Ts... rest) { x[threadIdx.x] = sizeof...(rest); }\n",
      PARENT.replace("(x, n);", "(x, n, 1.0f);")),
-], ids=["unnamed-and-default", "variadic-template"])
+    ("template <typename T, int Scale>\n__global__ void child(T* x, int n, T a = T(Scale)) { x[threadIdx.x] = a; }\n",
+     PARENT.replace("int* x", "float* x").replace("child<<<", "child<float, 3><<<")),
+], ids=["unnamed-and-default", "variadic-template", "default-from-template-parameters"])
 def test_unusual_signatures_compile(child: str, parent: str, tmp_path):
     source = tmp_path / "t.cu"
     source.write_text(run(child, parent).text)
@@ -194,3 +196,11 @@ __global__ void parent(int* x, int n) {{
 """
     count = next(r for r in run(PLAIN_CHILD, parent).remarks if r.rule.id == "PDCC501")
     assert "(through 'blocks')" not in count.message, count.message
+
+
+def test_a_default_that_needs_template_arguments_the_launch_does_not_name_is_left_alone():
+    child = "template <typename T>\n__global__ void child(T* x, int n, T a = T(1)) { x[threadIdx.x] = a; }\n"
+    result = run(child)
+    missed = next(r for r in result.remarks if r.kind.value == "missed")
+    assert missed.rule.id == "PDCC517" and "depends on a template parameter" in missed.message
+    assert "child<<<(n + 31) / 32, 32>>>(x, n);" in result.text

@@ -30,7 +30,7 @@ from pragmadp.report.remarks import Kind
 from pragmadp.source import Rope, Span
 from pragmadp.transforms import Rewrite
 from pragmadp.transforms.launch import SiteCode, define_macro, retried
-from pragmadp.transforms.outline import Child, define_after_child, thread_call
+from pragmadp.transforms.outline import Child, define_after_child, launch_template_arguments, thread_call
 from pragmadp.transforms.outline import parameters as outline_parameters
 from pragmadp.transforms.outline import template_arguments as outline_template_arguments
 
@@ -125,12 +125,8 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
 
 
 def _template_args_text(unit, launch) -> str:
-    node = launch.function
-    while node.type == "qualified_identifier":
-        node = node.child_by_field_name("name")
-    if node.type == "template_function":
-        return unit.text(node.child_by_field_name("arguments"))
-    return ""
+    arguments = launch_template_arguments(launch)
+    return unit.text(arguments) if arguments is not None else ""
 
 
 def _refusal(result: Rewrite, site: Site, child: Child):

@@ -64,9 +64,14 @@ def find_child(result: Rewrite, site: Site, pass_name: str, clause_span: Span) -
     if len(definitions) == 1 and not definitions[0].node.has_error:
         function = definitions[0]
         forwarded = parameters(unit, function)
-        if forwarded is not None:
-            return Child(function, forwarded, _template_prefix(unit, function), template_arguments(unit, function))
-        why = (f"child '{name}' has a parameter pdcc cannot forward (an unnamed function pointer or C varargs)")
+        instantiated = _defaults_at(unit, site, function, forwarded) if forwarded is not None else None
+        if instantiated is not None:
+            return Child(function, instantiated, _template_prefix(unit, function), template_arguments(unit, function))
+        if forwarded is None:
+            why = f"child '{name}' has a parameter pdcc cannot forward (an unnamed function pointer or C varargs)"
+        else:
+            why = (f"a default argument of child '{name}' depends on a template parameter the launch does not name "
+                   "(write its template arguments, e.g. child<float><<<...>>>)")
         rule = rules.CHILD_UNSUPPORTED
     elif not definitions and _split_by_conditionals(unit, name):
         why = (f"the definition of kernel '{name}' is split by #if/#ifdef branches (its signature in them, its body "
@@ -100,6 +105,37 @@ def _split_by_conditionals(unit: Unit, name: str) -> bool:
             if following is not None and following.type == "compound_statement":
                 return True
     return False
+
+
+def launch_template_arguments(launch) -> Node | None:
+    """The `<...>` of a launch of a template kernel that names its arguments (`ns::child<float, 4>`)."""
+    node = launch.function
+    while node.type == "qualified_identifier":
+        node = node.child_by_field_name("name")
+    return node.child_by_field_name("arguments") if node.type == "template_function" else None
+
+
+def _defaults_at(unit: Unit, site: Site, function: Function, forwarded: list[Parameter]) -> list[Parameter] | None:
+    """The parameters with the defaults the launch relies on written for the launch site: template
+    parameters they mention become the launch's template arguments. None when the launch names none."""
+    names = []
+    for declaration in (function.template_parameters.named_children if function.template_parameters else ()):
+        names += [unit.text(n) for n in walk(declaration) if n.type in ("type_identifier", "identifier")][:1]
+    arguments = launch_template_arguments(site.launch)
+    values = [unit.text(a) for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
+    mapping = dict(zip(names, values))
+    result = []
+    for index, parameter in enumerate(forwarded):
+        used = {n for n in names if parameter.default and re.search(rf"\b{re.escape(n)}\b", parameter.default)}
+        if index < len(site.launch.arguments) or not used:
+            result.append(parameter)
+        elif used <= mapping.keys():
+            default = re.sub(r"\b(" + "|".join(map(re.escape, sorted(used))) + r")\b",
+                             lambda m: mapping[m.group(1)], parameter.default)
+            result.append(Parameter(parameter.declaration, parameter.name, default))
+        else:
+            return None
+    return result
 
 
 def type_parameter_names(unit: Unit, function: Function | None) -> tuple[str, ...]:
