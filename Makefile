@@ -51,7 +51,7 @@ test-gpu: $(SETUP)
 	$(PY) -m pytest -q -m gpu
 
 bench: $(SETUP)
-	$(PY) bench/run.py --out $(BUILD)/bench
+	$(PY) bench/run.py --out $(BUILD)/bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) .pytest_cache
