@@ -22,7 +22,7 @@ echo "== compute-sanitizer: memcheck on samples built by pdcc, one per transform
 # they run on the runtime check, which uses the same scans and group counters without launching.
 san() {  # san TOOL LABEL COMMAND...
   local tool=$1 label=$2; shift 2
-  compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >>"$out/sanitizer.log" 2>&1
+  timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >>"$out/sanitizer.log" 2>&1  # 124: timed out
   local rc=$?
   echo "$tool [$label] exit $rc" | tee -a "$out/sanitizer.log"
 }
