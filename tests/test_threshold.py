@@ -204,3 +204,17 @@ def test_a_default_that_needs_template_arguments_the_launch_does_not_name_is_lef
     missed = next(r for r in result.remarks if r.kind.value == "missed")
     assert missed.rule.id == "PDCC517" and "depends on a template parameter" in missed.message
     assert "child<<<(n + 31) / 32, 32>>>(x, n);" in result.text
+
+
+@pytest.mark.parametrize("clauses, passes", [
+    ("threshold(16)", ["threshold"]), ("coarsen(2)", ["coarsen"]), ("consldt(block)", ["consldt"])])
+@pytest.mark.parametrize("launch_in", ["child", "helper"])
+def test_a_child_that_launches_kernels_itself_is_left_as_written(clauses: str, passes: list[str], launch_in: str):
+    leaf = "__global__ void leaf(int* x) { x[blockIdx.x * blockDim.x + threadIdx.x] = 1; }\n"
+    helper = "__device__ void helper(int* x) { leaf<<<1, 32>>>(x); }\n"
+    body = "helper(x);" if launch_in == "helper" else "leaf<<<1, 32>>>(x);"
+    child = leaf + helper + f"__global__ void child(int* x, int n) {{ if (threadIdx.x == 0) {body} }}\n"
+    result = run(child, PARENT.replace("threshold(16)", clauses))
+    missed = [r for r in result.remarks if r.kind.value == "missed"]
+    assert [r.pass_name for r in missed] == passes and {r.rule.id for r in missed} == {"PDCC522"}
+    assert "launches 'leaf'" in missed[0].message and "child<<<(n + 31) / 32, 32>>>(x, n);" in result.text

@@ -2,7 +2,8 @@
 
 Not when they cooperate: barriers, shared memory, warp-level intrinsics and cooperative groups all
 assume the threads of a block run together. Nor when the child launches itself, since serialising a
-recursive launch recurses on the parent's stack. Inline assembly is refused because pdcc cannot see
+recursive launch recurses on the parent's stack, or launches other kernels: pdcc's copies of its body
+are made from the source and would hold those launches without their pragmas and checks. Inline assembly is refused because pdcc cannot see
 what it does. Nor when the child reads `threadIdx`/`blockIdx`/`blockDim`/`gridDim` through a helper
 function, a macro or a lambda: pdcc rewrites the built-ins only in the child's own body. Device
 functions the child calls in this file are checked too; functions defined elsewhere cannot be seen and
@@ -88,8 +89,15 @@ def _search(unit: Unit, child: Function, function: Function, visited: set[str], 
         elif text == "__shared__":
             yield Obstacle(rules.CHILD_SHARED, f"child '{child.name}' uses __shared__ memory{where}", node, function.name)
         elif node.type not in ("identifier", "namespace_identifier", "type_identifier", "field_identifier"):
-            if node.type == "kernel_call_syntax" and launched_identifier(node.parent.child_by_field_name("function")).text.decode() == child.name:
-                yield Obstacle(rules.CHILD_RECURSIVE, f"child '{child.name}' launches itself{where}", node.parent, function.name)
+            if node.type == "kernel_call_syntax":
+                launched = launched_identifier(node.parent.child_by_field_name("function")).text.decode()
+                if launched == child.name:
+                    yield Obstacle(rules.CHILD_RECURSIVE, f"child '{child.name}' launches itself{where}", node.parent,
+                                   function.name)
+                else:
+                    yield Obstacle(rules.CHILD_LAUNCHES, f"child '{child.name}' launches '{launched}'{where} (nested "
+                                   "dynamic parallelism: pdcc's copies of its body would launch it unchecked)",
+                                   node.parent, function.name)
         elif _BARRIERS.match(text):
             yield Obstacle(rules.CHILD_BARRIER, f"child '{child.name}' synchronises its threads with '{text}'{where}",
                            node, function.name)
@@ -99,7 +107,8 @@ def _search(unit: Unit, child: Function, function: Function, visited: set[str], 
         elif _COOPERATIVE.match(text):
             yield Obstacle(rules.CHILD_COOPERATIVE, f"child '{child.name}' uses cooperative groups ('{text}'){where}",
                            node, function.name)
-        elif node.type == "identifier" and node.parent.type == "call_expression" and text not in visited:
+        elif node.type == "identifier" and node.parent.type == "call_expression" and text not in visited and not any(
+                c.type == "kernel_call_syntax" for c in node.parent.children):  # a launch is not a call
             for callee in unit.definitions(text):
                 if callee.runs_on_device and callee.body is not None:
                     yield from _search(unit, child, callee, visited, macros)

@@ -40,6 +40,9 @@ CHILD_WARP = Rule("PDCC512", "child-uses-warp-intrinsic", "The child uses warp-l
 CHILD_COOPERATIVE = Rule("PDCC513", "child-uses-cooperative-groups",
                          "The child uses cooperative groups; it cannot run serially.")
 CHILD_RECURSIVE = Rule("PDCC514", "child-launches-itself", "The child launches itself; serialising it could recurse without bound.")
+CHILD_LAUNCHES = Rule("PDCC522", "child-launches-kernels",
+                      "The child launches kernels itself; pdcc's serial, coarsened and aggregated copies of its body "
+                      "would hold those launches without their pragmas and checks.")
 CHILD_UNKNOWN = Rule("PDCC515", "child-not-found",
                      "The launched kernel is not defined in this file, so pdcc cannot build its serial version.")
 CHILD_ASM = Rule("PDCC516", "child-uses-inline-asm", "The child contains inline assembly pdcc cannot reason about.")

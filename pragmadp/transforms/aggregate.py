@@ -40,7 +40,7 @@ RECORDS_PER_THREAD_IN_LOOPS = 4
 MAX_GROUPS = 65536
 AGGREGATED_RETRY_LIMIT_NS = 1 << 18  # about 0.5 ms of waiting in all before the one-by-one fallback
 _REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM,
-            rules.CHILD_HIDDEN_BUILTINS)
+            rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE, rules.CHILD_LAUNCHES)
 _UNIFORM_BUILTINS = {"gridDim", "blockDim"}
 
 
@@ -132,11 +132,12 @@ def _template_args_text(unit, launch) -> str:
 def _refusal(result: Rewrite, site: Site, child: Child):
     """Why this site's launches cannot be aggregated, or None."""
     launch = site.launch
-    found = next((o for o in serial.obstacles(result.unit, child.function) if o.rule in _REFUSED), None)
-    if found is not None:
-        return found.rule, f"{found.message} (an aggregated block holds idle threads)"
     if child.launched_by_itself(site):
         return rules.CHILD_RECURSIVE, f"'{child.name}' launches itself (that is consolidation, not supported yet)"
+    found = next((o for o in serial.obstacles(result.unit, child.function) if o.rule in _REFUSED), None)
+    if found is not None:
+        idle = found.rule in (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE)
+        return found.rule, found.message + (" (an aggregated block holds idle threads)" if idle else "")
     if child.function.outer.start_byte > launch.enclosing.outer.start_byte:
         return rules.CHILD_UNSUPPORTED, f"child '{child.name}' is defined after its parent"
     if child.template and not _template_args_text(result.unit, launch):

@@ -28,7 +28,8 @@ from pragmadp.transforms.outline import Child, define_after_child, renamed, thre
 
 PASS = "coarsen"
 COARSE_SUFFIX = "__pdcc_coarse"
-_REFUSED = (rules.CHILD_COOPERATIVE, rules.CHILD_ASM, rules.CHILD_HIDDEN_BUILTINS)
+_REFUSED = (rules.CHILD_COOPERATIVE, rules.CHILD_ASM, rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE,
+            rules.CHILD_LAUNCHES)
 _NEEDS_BARRIER = (rules.CHILD_BARRIER, rules.CHILD_SHARED)
 
 
