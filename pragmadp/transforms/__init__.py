@@ -67,11 +67,10 @@ def rewrite(unit: Unit) -> Rewrite:
         if code.serial is None and (coarsen_clause or consolidate_clause):  # fallback, before coarsening
             code.serial = threshold.serial_call(result, site, child, code)
         coarsen_macro = coarsen.apply(result, site, coarsen_clause, child, code) if coarsen_clause else None
-        if consolidate_clause is not None:
-            aggregate.apply(result, site, directive, child, code, coarsen_macro)
+        aggregated = consolidate_clause is not None and aggregate.apply(result, site, directive, child, code,
+                                                                        coarsen_macro)
         if code.passes:
             launch.replace_statement(result, site, code)
-            aggregated = any(a.site is site for group in result.aggregations.values() for a in group)
             if not aggregated and code.serial is not None and frontend.in_loop(site.launch):
                 _warn_launch_in_loop(result, site, code, refused=consolidate_clause is not None)
     if result.aggregations:

@@ -42,6 +42,9 @@ AGGREGATED_RETRY_LIMIT_NS = 1 << 18  # about 0.5 ms of waiting in all before the
 _REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM,
             rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE, rules.CHILD_LAUNCHES)
 _UNIFORM_BUILTINS = {"gridDim", "blockDim"}
+_IDLE = " (an aggregated block holds idle threads)"
+_WHY_REFUSED = {rules.CHILD_BARRIER: _IDLE, rules.CHILD_WARP: _IDLE, rules.CHILD_COOPERATIVE: _IDLE,
+                rules.CHILD_RECURSIVE: " (that is consolidation, not supported yet)"}
 
 
 @dataclass
@@ -57,7 +60,8 @@ class Aggregation:
     overflow_runs_here: bool     # a record that does not fit runs in the parent thread (launches in loops hang)
 
 
-def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, coarsen_macro: str | None) -> None:
+def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, coarsen_macro: str | None) -> bool:
+    """Aggregates the site's launches; False (after a missed remark) when they stay as they are."""
     unit = result.unit
     clause: Consolidate = directive.clause(Consolidate)
     launch = site.launch
@@ -66,7 +70,7 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
         rule, message = reason
         result.remark(Kind.MISSED, rule, f"{message}; the launches are not aggregated", clause.span, site, PASS,
                       child=child.name)
-        return
+        return False
     s = site.name
     granularity = clause.granularity
     identifier = launched_identifier(launch.function)
@@ -122,6 +126,7 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
                   + ("" if kind == "pool" else " (buffer(malloc) is served from the pool too)"),
                   clause.span, site, PASS, pool_bytes=DEFAULT_POOL_BYTES, pool_macro=pool_macro,
                   capacity_macro=capacity, records_per_thread=records_per_thread)
+    return True
 
 
 def _template_args_text(unit, launch) -> str:
@@ -132,12 +137,9 @@ def _template_args_text(unit, launch) -> str:
 def _refusal(result: Rewrite, site: Site, child: Child):
     """Why this site's launches cannot be aggregated, or None."""
     launch = site.launch
-    if child.launched_by_itself(site):
-        return rules.CHILD_RECURSIVE, f"'{child.name}' launches itself (that is consolidation, not supported yet)"
     found = next((o for o in serial.obstacles(result.unit, child.function) if o.rule in _REFUSED), None)
     if found is not None:
-        idle = found.rule in (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE)
-        return found.rule, found.message + (" (an aggregated block holds idle threads)" if idle else "")
+        return found.rule, found.message + _WHY_REFUSED.get(found.rule, "")
     if child.function.outer.start_byte > launch.enclosing.outer.start_byte:
         return rules.CHILD_UNSUPPORTED, f"child '{child.name}' is defined after its parent"
     if child.template and not _template_args_text(result.unit, launch):

@@ -31,22 +31,19 @@ COARSE_SUFFIX = "__pdcc_coarse"
 _REFUSED = (rules.CHILD_COOPERATIVE, rules.CHILD_ASM, rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE,
             rules.CHILD_LAUNCHES)
 _NEEDS_BARRIER = (rules.CHILD_BARRIER, rules.CHILD_SHARED)
+_RECURSION = (": coarsening would reach the first level of the recursion only (consolidation of recursive "
+              "kernels is not supported yet)")
 
 
 def apply(result: Rewrite, site: Site, clause: Coarsen, child: Child, code: SiteCode) -> str | None:
     """Coarsens the site; returns the coarsening macro, or None when the child is left as written."""
     unit = result.unit
-    if child.launched_by_itself(site):
-        result.remark(Kind.MISSED, rules.CHILD_RECURSIVE,
-                      f"'{child.name}' launches itself: coarsening would reach the first level of the recursion "
-                      "only (consolidation of recursive kernels is not supported yet); it is not coarsened",
-                      clause.span, site, PASS, reason=rules.CHILD_RECURSIVE.name, child=child.name)
-        return None
     found = list(serial.obstacles(unit, child.function))
     refused = next((o for o in found if o.rule in _REFUSED), None)
     if refused is not None:
         at = unit.source.location(refused.node.start_byte)
-        result.remark(Kind.MISSED, refused.rule, f"{refused.message} at line {at.line}; it is not coarsened",
+        why = _RECURSION if refused.rule is rules.CHILD_RECURSIVE else ""
+        result.remark(Kind.MISSED, refused.rule, f"{refused.message} at line {at.line}{why}; it is not coarsened",
                       clause.span, site, PASS, reason=refused.rule.name, child=child.name, line=at.line)
         return None
     barrier = any(o.rule in _NEEDS_BARRIER for o in found)

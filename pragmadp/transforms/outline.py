@@ -50,11 +50,6 @@ class Child:
     def forwarded(self) -> str:
         return ", ".join(p.name for p in self.parameters)
 
-    def launched_by_itself(self, site: Site) -> bool:
-        """A recursive launch: the child is the kernel the site is in."""
-        enclosing = site.launch.enclosing
-        return self.function.node == enclosing.node or self.name == enclosing.name
-
 
 def find_child(result: Rewrite, site: Site, pass_name: str, clause_span: Span) -> Child | None:
     """The launched kernel's definition in this file, or None after a missed remark saying why."""
