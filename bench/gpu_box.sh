@@ -43,12 +43,11 @@ for sample in spmv bfs; do
 done
 nvcc -arch=sm_90 -lineinfo -I pragmadp/runtime tests/cuda/runtime_check.cu -o /tmp/san/runtime_check
 for tool in memcheck racecheck synccheck; do san $tool "runtime check" /tmp/san/runtime_check; done
-for clauses in "consldt(warp)" "consldt(multiblock(3))" "consldt(block) buffer(pool, 3)"; do
+for clauses in "threshold(32) coarsen(4)" "consldt(warp)" "consldt(multiblock(3))" "consldt(block) buffer(pool, 3)"; do
   sed "s/#pragma dp CLAUSES/#pragma dp $clauses/" tests/cuda/shapes.cu > /tmp/san/shapes.cu
   python3 -m pragmadp -arch=sm_90 -O3 -q -lineinfo /tmp/san/shapes.cu -o /tmp/san/shapes \
     && san memcheck "shapes $clauses (300 x 4)" /tmp/san/shapes 300 4
 done
-san racecheck "spmv block, parent kernels only" /tmp/san/spmv-threshold_32__coarsen_2__consldt_block_ --size 20000 --reps 1
 fi
 [ "${SKIP_BENCH:-0}" = 1 ] && exit 0
 echo "== benchmark"

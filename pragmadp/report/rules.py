@@ -53,9 +53,7 @@ STREAM_ORDER = Rule("PDCC519", "launch-into-a-stream",
                     "The launch names a stream; running the child serially at once would break that stream's order.")
 EARLIER_LAUNCH = Rule("PDCC520", "serial-path-after-earlier-launch",
                       "An earlier launch of the parent may still run when this child's work runs serially.")
-LAUNCH_IN_LOOP = Rule("PDCC521", "device-launch-in-a-loop",
-                      "Device launches from a loop whose iterations diverge within a warp, next to the serial "
-                      "path, hung on an H200; aggregation launches once per group after the loop instead.")
+# PDCC521 (device launch in a loop beside the serial path) is retired: the hang it warned of is fixed.
 CHILD_UNSUPPORTED = Rule("PDCC517", "child-signature-unsupported",
                          "The child's parameter list has a form pdcc cannot forward to a serial version.")
 

@@ -13,7 +13,6 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from pragmadp.cuda import frontend
 from pragmadp.cuda.frontend import Site, Unit
 from pragmadp.directives import AggThreshold, Buffer, Clause, Coarsen, Consolidate, Threshold, Work
 from pragmadp.report import rules
@@ -67,12 +66,10 @@ def rewrite(unit: Unit) -> Rewrite:
         if code.serial is None and (coarsen_clause or consolidate_clause):  # fallback, before coarsening
             code.serial = threshold.serial_call(result, site, child, code)
         coarsen_macro = coarsen.apply(result, site, coarsen_clause, child, code) if coarsen_clause else None
-        aggregated = consolidate_clause is not None and aggregate.apply(result, site, directive, child, code,
-                                                                        coarsen_macro)
+        if consolidate_clause is not None:
+            aggregate.apply(result, site, directive, child, code, coarsen_macro)
         if code.passes:
             launch.replace_statement(result, site, code)
-            if not aggregated and code.serial is not None and frontend.in_loop(site.launch):
-                _warn_launch_in_loop(result, site, code, refused=consolidate_clause is not None)
     if result.aggregations:
         aggregate.wrap_parents(result)
     for parent_start, definitions in result.preludes.items():
@@ -87,19 +84,6 @@ def rewrite(unit: Unit) -> Rewrite:
                       "'#pragma meld' is not supported yet; the if/else is left as written",
                       Span(statement.start_byte, statement.start_byte + 2), pass_name="meld")
     return result
-
-
-def _warn_launch_in_loop(result: Rewrite, site: Site, code, refused: bool) -> None:
-    """Measured on an H200 (tests/cuda/shapes.cu): parents that launch from a loop while other threads of
-    their warp run the child serially (below the threshold, or after a failed launch) can hang the grid.
-    An aggregated site launches after the loop (what does not fit runs serially there), so it is spared."""
-    advice = ("aggregation was refused for this site (see its remark), so the launches stay in the loop" if refused
-              else "add consldt(warp|block|multiblock(K)|grid) so that the launches happen once per group, after the loop")
-    result.remark(Kind.ANALYSIS, rules.LAUNCH_IN_LOOP,
-                  "launch inside a loop: device launches from loop iterations that diverge within a warp, next to "
-                  f"serial runs of the child, hung on an H200; {advice}",
-                  Span(site.launch.call.start_byte, site.launch.call.end_byte), site,
-                  pass_name="threshold" if code.guard is not None else "coarsen", refused_aggregation=refused)
 
 
 _MACRO_PRAGMA = re.compile(rb'_Pragma\s*\(\s*"\s*(dp|meld)\b')

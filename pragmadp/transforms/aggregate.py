@@ -57,11 +57,10 @@ class Aggregation:
     coarsen: str                 # the coarsening factor (its macro, or 1)
     uniform_values: list[str]    # the arguments passed once per group, as written at the site
     threshold: bool              # agg_threshold given
-    overflow_runs_here: bool     # a record that does not fit runs in the parent thread (launches in loops hang)
 
 
-def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, coarsen_macro: str | None) -> bool:
-    """Aggregates the site's launches; False (after a missed remark) when they stay as they are."""
+def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, coarsen_macro: str | None) -> None:
+    """Aggregates the site's launches, or leaves them as they are with a missed remark saying why."""
     unit = result.unit
     clause: Consolidate = directive.clause(Consolidate)
     launch = site.launch
@@ -70,7 +69,7 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
         rule, message = reason
         result.remark(Kind.MISSED, rule, f"{message}; the launches are not aggregated", clause.span, site, PASS,
                       child=child.name)
-        return False
+        return
     s = site.name
     granularity = clause.granularity
     identifier = launched_identifier(launch.function)
@@ -94,19 +93,15 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
     if threshold is not None:
         define_macro(result, site, f"PDCC_AGG_THRESHOLD_{s}", threshold.value.text)
     record_values = [code.child_args[i] for i in varying]
-    # Inside a loop, a record that does not fit runs here when it can: device launches from divergent
-    # loop iterations beside serial runs hung on the H200 (PDCC521); the flush launches after the loop.
-    overflow_runs_here = in_loop and code.serial is not None
-    overflow = (["storage full: run it here (a launch inside a loop can hang)", code.serial] if overflow_runs_here else
-                ["storage full: launch this one directly",
-                 f"{names['direct']}(pdcc_rec" + "".join(", " + code.child_args[i] for i in uniform) + f", {coarsen});"])
     code.aggregate = (f"const {names['record']} pdcc_rec = {{{', '.join(record_values + ['pdcc_grid', 'pdcc_block'])}}};",
-                      f"if (!pdcc_append_{s}(pdcc_rec))  // {overflow[0]}", f"  {overflow[1]}")
+                      f"if (!pdcc_append_{s}(pdcc_rec))  // storage full: launch this one directly",
+                      f"  {names['direct']}(pdcc_rec" + "".join(", " + code.child_args[i] for i in uniform)
+                      + f", {coarsen});")
     code.passes.append(f"aggregated per {granularity}")
     uniform_values = [unit.text(launch.arguments[i]) if i < len(launch.arguments) else child.parameters[i].default
                       for i in uniform]
     result.aggregations.setdefault(launch.enclosing.node.start_byte, []).append(
-        Aggregation(site, granularity, names, coarsen, uniform_values, threshold is not None, overflow_runs_here))
+        Aggregation(site, granularity, names, coarsen, uniform_values, threshold is not None))
     kind = buffer.kind if buffer else "pool"
     result.remark(Kind.APPLIED, rules.AGGREGATE_APPLIED,
                   f"launches of '{child.name}' aggregated per {granularity}"
@@ -120,13 +115,10 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
     result.remark(Kind.ANALYSIS, rules.AGGREGATE_STORAGE,
                   f"record storage: a pool of {pool_macro} (= {DEFAULT_POOL_BYTES >> 20} MiB) reserved on the device; "
                   f"each group takes {wanted}, of {len(varying)} arguments plus grid and block, at run time, "
-                  "up to its share of the pool; a record that does not fit "
-                  + (f"runs in the parent thread, however large (a launch inside a loop can hang); raise {per_thread} "
-                     "if records overflow often" if overflow_runs_here else "launches directly")
+                  "up to its share of the pool; a record that does not fit launches directly"
                   + ("" if kind == "pool" else " (buffer(malloc) is served from the pool too)"),
                   clause.span, site, PASS, pool_bytes=DEFAULT_POOL_BYTES, pool_macro=pool_macro,
                   capacity_macro=capacity, records_per_thread=records_per_thread)
-    return True
 
 
 def _template_args_text(unit, launch) -> str:

@@ -44,7 +44,9 @@ def serial_call(result: Rewrite, site: Site, child: Child, code: SiteCode) -> st
     if serial.obstacle(result.unit, child.function) is not None:
         return None
     name = child.name + SERIAL_SUFFIX
-    signature = (f"{child.template}static __device__ void {name}(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim"
+    # Never inlined: inlined into a parent loop beside device launches it hung the grid on an H200
+    # (tests/cuda/shapes.cu, threshold(32) coarsen(4), 300 parents x 4 rounds); out of line it finishes.
+    signature = (f"{child.template}static __device__ __noinline__ void {name}(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim"
                  f"{', ' if child.parameters else ''}{child.declarations})")
     definition = (f"\n// pdcc: every thread of a '{child.name}' launch, one after another, in the calling thread\n"
                   f"{signature}\n{{\n{_LOOPS}      "

@@ -22,7 +22,7 @@ static __device__ void add_to__pdcc_thread(const uint3 pdcc_blockIdx, const uint
 #line 6 "aggregate.cu"
 
 // pdcc: every thread of a 'add_to' launch, one after another, in the calling thread
-static __device__ void add_to__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* out, const float* in, float scale, int n)
+static __device__ __noinline__ void add_to__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* out, const float* in, float scale, int n)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
@@ -156,7 +156,7 @@ static __device__ void fill_strided__pdcc_thread(const uint3 pdcc_blockIdx, cons
 
 // pdcc: every thread of a 'fill_strided' launch, one after another, in the calling thread
 template <typename T, int Step>
-static __device__ void fill_strided__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, T* data, T value, int64_t n)
+static __device__ __noinline__ void fill_strided__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, T* data, T value, int64_t n)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
@@ -354,8 +354,8 @@ static __device__ void per_block__pdcc_body(float* out, const float* in, const i
       const dim3 pdcc_grid = (n + 127) / 128;
       const dim3 pdcc_block = 128;
       const pdcc_record_per_block_0 pdcc_rec = {out + row, in + begin[row] + part * n, n, pdcc_grid, pdcc_block};
-      if (!pdcc_append_per_block_0(pdcc_rec))  // storage full: run it here (a launch inside a loop can hang)
-        add_to__pdcc_serial(pdcc_grid, pdcc_block, out + row, in + begin[row] + part * n, 1.0f, n);
+      if (!pdcc_append_per_block_0(pdcc_rec))  // storage full: launch this one directly
+        add_to__pdcc_direct_per_block_0(pdcc_rec, 1.0f, 1);
     }
 #line 32 "aggregate.cu"
   }

@@ -8,7 +8,7 @@ __global__ void fill(int* out, int value, int n);
 
 __device__ int next_slot(int* counter) { return atomicAdd(counter, 1); }
 
-static __device__ void fill__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, int* out, int value, int n);
+static __device__ __noinline__ void fill__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, int* out, int value, int n);
 #line 10 "config_and_arguments.cu"
 static __global__ void fill__pdcc_coarse(int* out, int value, int n, const dim3 pdcc_gridDim);
 #line 4 "config_and_arguments.cu"
@@ -56,7 +56,7 @@ static __device__ void fill__pdcc_thread(const uint3 pdcc_blockIdx, const uint3 
 #line 16 "config_and_arguments.cu"
 
 // pdcc: every thread of a 'fill' launch, one after another, in the calling thread
-static __device__ void fill__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, int* out, int value, int n)
+static __device__ __noinline__ void fill__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, int* out, int value, int n)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
