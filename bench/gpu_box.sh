@@ -19,7 +19,8 @@ echo "== GPU tests"
 python3 -m pytest -q -m gpu -rA tests/ 2>&1 | tee "$out/gpu-tests.log" | tail -15
 echo "== compute-sanitizer: memcheck on samples built by pdcc, one per transformation and granularity"
 # racecheck and synccheck cannot follow device-side launches (they warn and skip the child grids), so
-# they run on the runtime check, which uses the same scans and group counters without launching.
+# they run on the runtime check, which uses the same scans and group counters without launching; racecheck
+# also runs on each aggregated spmv build for the parent kernels' shared memory (the group code).
 san() {  # san TOOL LABEL COMMAND...
   local tool=$1 label=$2; shift 2
   timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >>"$out/sanitizer.log" 2>&1  # 124: timed out
@@ -27,6 +28,7 @@ san() {  # san TOOL LABEL COMMAND...
   echo "$tool [$label] exit $rc" | tee -a "$out/sanitizer.log"
 }
 mkdir -p /tmp/san
+parents_to_racecheck=()
 for sample in spmv bfs; do
   for clauses in "threshold(128)" "threshold(128) coarsen(4)" "threshold(32) consldt(warp)" \
                  "threshold(32) coarsen(2) consldt(block)" "threshold(32) consldt(multiblock(8))" \
@@ -39,7 +41,15 @@ for sample in spmv bfs; do
     # writes inside the device runtime (the naive nvcc program too), so that case runs small.
     case $clauses in *buffer*) size=1000 ;; *) size=20000 ;; esac
     san memcheck "$sample $clauses ($size)" /tmp/san/$tag --size $size --reps 1
+    case $sample:$clauses in spmv:*buffer*) ;; spmv:*consldt*) parents_to_racecheck+=("$tag") ;; esac
   done
+done
+for tag in "${parents_to_racecheck[@]}"; do
+  # Its notice that it skips the child grids counts as one warning: the verdict is the count of errors.
+  timeout 300 compute-sanitizer --tool racecheck /tmp/san/$tag --size 20000 --reps 1 >/tmp/san/race.log 2>&1
+  cat /tmp/san/race.log >>"$out/sanitizer.log"
+  echo "racecheck [$tag, parent kernels]: $(grep -o '([0-9]* errors' /tmp/san/race.log | tr -d '(' || echo 'no summary')" \
+    | tee -a "$out/sanitizer.log"
 done
 nvcc -arch=sm_90 -lineinfo -I pragmadp/runtime tests/cuda/runtime_check.cu -o /tmp/san/runtime_check
 for tool in memcheck racecheck synccheck; do san $tool "runtime check" /tmp/san/runtime_check; done
