@@ -44,11 +44,12 @@ for sample in spmv bfs; do
     case $sample:$clauses in spmv:*buffer*) ;; spmv:*consldt*) parents_to_racecheck+=("$tag") ;; esac
   done
 done
-for tag in "${parents_to_racecheck[@]}"; do
+for tag in ${parents_to_racecheck[@]+"${parents_to_racecheck[@]}"}; do
   # Its notice that it skips the child grids counts as one warning: the verdict is the count of errors.
   timeout 300 compute-sanitizer --tool racecheck /tmp/san/$tag --size 20000 --reps 1 >/tmp/san/race.log 2>&1
+  rc=$?  # 9 with the notice alone; 124: timed out
   cat /tmp/san/race.log >>"$out/sanitizer.log"
-  echo "racecheck [$tag, parent kernels]: $(grep -o '([0-9]* errors' /tmp/san/race.log | tr -d '(' || echo 'no summary')" \
+  echo "racecheck [$tag, parent kernels] exit $rc: $(grep -o '([0-9]* errors' /tmp/san/race.log | tr -d '(' || echo 'no summary')" \
     | tee -a "$out/sanitizer.log"
 done
 nvcc -arch=sm_90 -lineinfo -I pragmadp/runtime tests/cuda/runtime_check.cu -o /tmp/san/runtime_check
