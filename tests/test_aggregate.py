@@ -132,6 +132,12 @@ def test_child_defined_after_its_parent_is_not_aggregated():
     assert result.remarks[0].rule.id == "PDCC517" and "defined after its parent" in result.remarks[0].message
 
 
+@pytest.mark.parametrize("argument", ["new float[n]", "(n, in)", "[=] { return in; }()"])
+def test_an_argument_that_evaluates_to_something_new_each_time_is_not_uniform(argument: str):
+    body = LAUNCH.replace("(out + threadIdx.x, in, a, m)", f"(out + threadIdx.x, {argument}, a, m)")
+    assert "in" in applied(run(body)).args["varying_arguments"]
+
+
 def test_a_parameter_passed_to_a_function_or_bound_to_a_reference_is_not_uniform():
     helper = "__device__ void advance(const float*& p, int t) { p += t; }\n"
     by_call = applied(run("advance(in, threadIdx.x);\n" + LAUNCH, parent_head=helper))

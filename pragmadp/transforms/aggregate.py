@@ -29,7 +29,7 @@ from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
 from pragmadp.source import Rope, Span
 from pragmadp.transforms import Rewrite
-from pragmadp.transforms.launch import SiteCode, define_macro, retried
+from pragmadp.transforms.launch import SiteCode, define_macro, is_simple, retried
 from pragmadp.transforms.outline import Child, define_after_child, launch_template_arguments, thread_call
 from pragmadp.transforms.outline import parameters as outline_parameters
 from pragmadp.transforms.outline import template_arguments as outline_template_arguments
@@ -163,8 +163,7 @@ def _split_arguments(result: Rewrite, site: Site, child: Child, work: Work | Non
         node = site.launch.arguments[index]
         identifiers = [n for n in walk(node) if n.type == "identifier"]
         mentions_work = work is not None and any(unit.text(n) in work.names for n in identifiers)
-        calls = any(n.type in ("call_expression", "assignment_expression", "update_expression") for n in walk(node))
-        if parameter.name.endswith("...") or mentions_work or calls or \
+        if parameter.name.endswith("...") or mentions_work or not is_simple(node) or \
                 any(unit.text(n) not in allowed for n in identifiers):
             varying.append(index)
         else:

@@ -76,7 +76,7 @@ def retried(pad: str, launch: str, limit_ns: int, give_up: list[str], why: str) 
             f"{pad}}}"]
 
 
-def _is_simple(node: Node) -> bool:
+def is_simple(node: Node) -> bool:
     """No calls, assignments or increments: evaluating it again gives the same value."""
     return not any(n.type in ("call_expression", "assignment_expression", "update_expression", "comma_expression",
                               "new_expression", "delete_expression", "lambda_expression") for n in walk(node))
@@ -88,7 +88,7 @@ def base(unit: Unit, site: Site, child: Child) -> SiteCode:
     code = SiteCode(kernel=unit.text(launch.function), arguments=[unit.text(a) for a in launch.arguments],
                     extra_config="".join(", " + unit.text(c) for c in launch.config[2:]),
                     grid_init=unit.text(launch.config[0]), block_init=unit.text(launch.config[1]))
-    if not all(_is_simple(a) for a in launch.arguments):
+    if not all(is_simple(a) for a in launch.arguments):
         hoisted = []
         for index, text in enumerate(code.arguments):
             parameter = child.parameters[index] if index < len(child.parameters) else None

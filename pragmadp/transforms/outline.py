@@ -113,9 +113,7 @@ def launch_template_arguments(launch) -> Node | None:
 def _defaults_at(unit: Unit, site: Site, function: Function, forwarded: list[Parameter]) -> list[Parameter] | None:
     """The parameters with the defaults the launch relies on written for the launch site: template
     parameters they mention become the launch's template arguments. None when the launch names none."""
-    names = []
-    for declaration in (function.template_parameters.named_children if function.template_parameters else ()):
-        names += [unit.text(n) for n in walk(declaration) if n.type in ("type_identifier", "identifier")][:1]
+    names = [name for name, _variadic in _template_parameters(unit, function)]
     arguments = launch_template_arguments(site.launch)
     values = [unit.text(a) for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
     mapping = dict(zip(names, values))
@@ -149,8 +147,14 @@ def template_arguments(unit: Unit, function: Function) -> str:
     """`<T, B, Ts...>`: the template parameters of `function`, passed on explicitly."""
     if function.template_parameters is None:
         return ""
+    names = (name + ("..." if variadic else "") for name, variadic in _template_parameters(unit, function))
+    return "<" + ", ".join(names) + ">"
+
+
+def _template_parameters(unit: Unit, function: Function) -> list[tuple[str, bool]]:
+    """(name, variadic) of each template parameter of `function`, in order."""
     names = []
-    for parameter in function.template_parameters.named_children:
+    for parameter in (function.template_parameters.named_children if function.template_parameters else ()):
         if parameter.type == "optional_parameter_declaration":
             identifier = parameter.child_by_field_name("declarator")
         elif parameter.type == "optional_type_parameter_declaration":
@@ -160,8 +164,8 @@ def template_arguments(unit: Unit, function: Function) -> str:
             if not identifiers:
                 continue
             identifier = identifiers[-1] if parameter.type == "parameter_declaration" else identifiers[0]
-        names.append(unit.text(identifier) + ("..." if "variadic" in parameter.type else ""))
-    return "<" + ", ".join(names) + ">"
+        names.append((unit.text(identifier), "variadic" in parameter.type))
+    return names
 
 
 def _template_prefix(unit: Unit, function: Function) -> str:
