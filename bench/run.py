@@ -77,10 +77,15 @@ def with_clauses(source: Path, clauses: str, out: Path) -> Path | None:
             replaced = True
     if not replaced:
         return None
-    copy = out / "src" / f"{source.stem}.{re.sub(r'[^A-Za-z0-9]+', '_', clauses).strip('_')}.cu"
+    copy = out / "src" / f"{source.stem}.{slug(clauses)}.cu"
     copy.parent.mkdir(parents=True, exist_ok=True)
     copy.write_text("".join(lines))
     return copy
+
+
+def slug(text: str) -> str:
+    """`threshold(32) coarsen(4)` -> `threshold_32_coarsen_4`: a variant as part of a file name."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")
 
 
 def clauses_at(point: dict, granularity: str) -> str:
@@ -131,7 +136,7 @@ def build_many(plans: list[tuple], out: Path) -> dict[tuple[str, str], Path | No
     jobs = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         for name, variant, compiler, source, flags in plans:
-            binary = out / "bin" / f"{name}-{re.sub(r'[^A-Za-z0-9]+', '_', variant).strip('_')}"
+            binary = out / "bin" / f"{name}-{slug(variant)}"
             log = out / "logs" / f"build-{binary.name}.log"
             jobs[(name, variant)] = (pool.submit(build, compiler, source, binary, flags, log), binary)
     return {key: binary if future.result() else None for key, (future, binary) in jobs.items()}
@@ -233,13 +238,13 @@ def table(runs: list[Run], pdcc_names: list[str], aggregation_names: list[str] =
         lines.append("")
     lines += ["### Geometric mean, best pdcc configuration per input (reference time / pdcc time)", "",
               "| against | ratio | inputs |", "| --- | ---: | ---: |"]
+    means = {key: geomean(values) for key, values in summary.items()}
     for key, values in summary.items():
-        present = [v for v in values if v]
-        lines.append(f"| {key} | {fmt(geomean(present))} | {len(present)} |")
+        lines.append(f"| {key} | {fmt(means[key])} | {sum(1 for v in values if v)} |")
     lines.append("\n`*`: the naive program's own result was WRONG (lost launches); its time is of an incomplete run. "
                  "The best pdcc configuration is chosen among all of them, aggregation-only ones included, so the "
                  "ratio against aggregation alone is at least 1.")
-    return "\n".join(lines) + "\n", {k: geomean([v for v in vals if v]) for k, vals in summary.items()}
+    return "\n".join(lines) + "\n", means
 
 
 def plot(runs: list[Run], pdcc_names: list[str], path: Path) -> str:
@@ -250,7 +255,7 @@ def plot(runs: list[Run], pdcc_names: list[str], path: Path) -> str:
     except ImportError:
         return "matplotlib is not installed: no plot"
     keys = list(dict.fromkeys((r.sample, r.input) for r in runs))
-    variants = [v for v in (*pdcc_names, "flat", "best")]
+    variants = [*pdcc_names, "flat", "best"]
     figure, axis = plt.subplots(figsize=(max(8, 1.6 * len(keys)) + 3, 5))
     width = 0.8 / len(variants)
     colours = plt.get_cmap("tab20")(range(len(variants)))  # one colour per variant, however many
@@ -332,9 +337,10 @@ def main() -> int:
     print(f"built {sum(b is not None for b in binaries.values())}/{len(binaries)} programs "
           f"in {time.time() - started:.0f} s", flush=True)
     session = Session(config, out, reps, binaries)
+    data = data_dir()
     for sample in config["samples"]:
         for item in sample["inputs"]:
-            session.run_input(sample["name"], item, data_dir(), arguments.tune)
+            session.run_input(sample["name"], item, data, arguments.tune)
     print(plot(session.runs, session.pdcc_names, out / "ratios.png"))
     print(session.save())
     return 0

@@ -25,10 +25,10 @@ from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Location, PdccError, Remark
 from pragmadp.report.render import write_report
 from pragmadp.report.terminal import render_terminal
+from pragmadp.transforms.aggregate import RUNTIME_HEADER, RUNTIME_INCLUDE
 
 DEFAULT_AUTO = "threshold(128)"
 RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
-RUNTIME_HEADER = '#include "pdcc_rt.cuh"'
 
 HELP = f"""\
 usage: pdcc [PDCC OPTIONS] [nvcc] NVCC-ARGUMENTS...
@@ -221,7 +221,7 @@ class Build:
             directory = os.path.dirname(os.path.abspath(original))
             if directory not in include_dirs:  # quoted includes resolve as beside the original
                 include_dirs.append(directory)
-        if any(RUNTIME_HEADER in r.text for r in self.results.values()):  # also pdcc's own output
+        if any(RUNTIME_INCLUDE in r.text for r in self.results.values()):  # also pdcc's own output
             include_dirs.append(str(RUNTIME_DIR))
         extra = self._device_runtime_flags()
         argv = [f"-I{d}" for d in include_dirs] + self.command.rewritten(mapping, at_end=extra)
@@ -266,8 +266,8 @@ def _emit(directory: str, original: str, text: str) -> None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
-        if RUNTIME_HEADER in text:  # the emitted file compiles on its own
-            shutil.copyfile(RUNTIME_DIR / "pdcc_rt.cuh", target.parent / "pdcc_rt.cuh")
+        if RUNTIME_INCLUDE in text:  # the emitted file compiles on its own
+            shutil.copyfile(RUNTIME_DIR / RUNTIME_HEADER, target.parent / RUNTIME_HEADER)
     except OSError as exc:
         raise PdccError(Remark(Kind.ERROR, rules.OUTPUT_FAILED, f"cannot write '{target}': {exc.strerror}",
                                Location(original, 1, 1))) from exc

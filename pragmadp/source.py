@@ -169,17 +169,15 @@ class Rope:
                     out.append(" " * (column - 1))  # keep nvcc's column numbers right
             else:
                 text = piece.text
-                if "\n" not in text and at_line_start and mapped_line != piece.line:
-                    directive(piece.line)  # text that starts a line (`// pdcc: ` before a pragma) maps too
-                if "\n" in text:  # a block of generated lines: start it on a line of its own
-                    if not at_line_start:
-                        out.append("\n")
-                        mapped_line += 1
-                        at_line_start = True
-                    if mapped_line != piece.line:
-                        directive(piece.line)
-                    if not text.endswith("\n"):
-                        text += "\n"
+                block = "\n" in text  # a block of generated lines: start it on a line of its own
+                if block and not at_line_start:
+                    out.append("\n")
+                    mapped_line += 1
+                    at_line_start = True
+                if at_line_start and mapped_line != piece.line:
+                    directive(piece.line)  # also text that starts a line (`// pdcc: ` before a pragma)
+                if block and not text.endswith("\n"):
+                    text += "\n"
             out.append(text)
             mapped_line += text.count("\n")
             at_line_start = text.endswith("\n") if text else at_line_start

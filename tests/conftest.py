@@ -48,6 +48,14 @@ def nvcc_compile(source: Path, workdir: Path, *extra: str) -> subprocess.Complet
                            f"-I{runtime}", *extra], capture_output=True, text=True, cwd=workdir)
 
 
+def assert_compiles(text: str, workdir: Path, name: str = "t.cu") -> None:
+    """Writes a transformed file and asserts that nvcc compiles it (the compiler's errors shown if not)."""
+    source = workdir / name
+    source.write_text(text)
+    compiled = nvcc_compile(source, workdir)
+    assert compiled.returncode == 0, compiled.stderr
+
+
 def run_pdcc(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
     """pdcc as a user runs it: a separate process (this checkout first on the module path)."""
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)

@@ -6,6 +6,7 @@ import textwrap
 
 import pytest
 
+from conftest import assert_compiles
 from pragmadp.pipeline import transform
 from pragmadp.source import SourceFile
 
@@ -147,15 +148,11 @@ def test_a_parameter_passed_to_a_function_or_bound_to_a_reference_is_not_uniform
 
 @pytest.mark.nvcc
 def test_static_parent_and_static_child_compile(tmp_path):
-    from conftest import nvcc_compile
     code = (CHILD.replace("__global__", "static __global__") +
             "static __global__ void parent(float* out, const float* in, float a, int n) {\n"
             + textwrap.indent(LAUNCH.replace("PRAGMA", "#pragma dp threshold(8) coarsen(2) consldt(block)"), "  ")
             + "}\n")
-    source = tmp_path / "s.cu"
-    source.write_text(transform(SourceFile("s.cu", code.encode())).text)
-    compiled = nvcc_compile(source, tmp_path)
-    assert compiled.returncode == 0, compiled.stderr
+    assert_compiles(transform(SourceFile("s.cu", code.encode())).text, tmp_path, "s.cu")
 
 
 def test_a_failed_aggregated_launch_is_retried_before_each_record_goes_alone():

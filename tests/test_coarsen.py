@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from conftest import HAVE_NVCC, nvcc_compile
+from conftest import HAVE_NVCC, assert_compiles
 from pragmadp.pipeline import transform
 from pragmadp.source import SourceFile
 
@@ -66,10 +66,8 @@ def test_a_kernel_that_launches_itself_is_not_coarsened(clauses: str, tmp_path):
     missed = next(r for r in result.remarks if r.pass_name == "coarsen")
     assert missed.rule.id == "PDCC514" and "first level of the recursion" in missed.message
     assert "__pdcc_coarse" not in result.text
-    (tmp_path / "w.cu").write_text(result.text)
     if HAVE_NVCC:
-        compiled = nvcc_compile(tmp_path / "w.cu", tmp_path)
-        assert compiled.returncode == 0, compiled.stderr
+        assert_compiles(result.text, tmp_path, "w.cu")
 
 
 def test_nothing_pdcc_writes_synchronises_on_the_device():
@@ -80,7 +78,4 @@ def test_nothing_pdcc_writes_synchronises_on_the_device():
 @pytest.mark.nvcc
 @pytest.mark.parametrize("body", ["x[threadIdx.x] = n;", "__shared__ int s[32]; s[threadIdx.x] = n; __syncthreads();"])
 def test_coarsened_code_compiles(body: str, tmp_path):
-    source = tmp_path / "c.cu"
-    source.write_text(run(body, "threshold(64) coarsen(4)").text)
-    compiled = nvcc_compile(source, tmp_path)
-    assert compiled.returncode == 0, compiled.stderr
+    assert_compiles(run(body, "threshold(64) coarsen(4)").text, tmp_path, "c.cu")

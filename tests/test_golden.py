@@ -24,13 +24,13 @@ def expected_path(source: Path) -> Path:
     return source.with_name(source.stem + ".expected.cu")
 
 
-def run_pdcc(source: Path) -> str:
+def transformed(source: Path) -> str:
     return transform_path(str(source), display_path=source.name).text
 
 
 @pytest.mark.parametrize("source", INPUTS, ids=lambda p: p.stem)
 def test_matches_expected(source: Path, update_goldens: bool):
-    output = run_pdcc(source)
+    output = transformed(source)
     expected = expected_path(source)
     if update_goldens:
         expected.write_text(output)
@@ -50,8 +50,8 @@ def test_expected_output_compiles(source: Path, tmp_path: Path):
 
 @pytest.mark.parametrize("source", INPUTS, ids=lambda p: p.stem)
 def test_idempotent_and_deterministic(source: Path):
-    first = run_pdcc(source)
-    assert run_pdcc(source) == first
+    first = transformed(source)
+    assert transformed(source) == first
     again = transform(SourceFile(source.name, first.encode()))
     assert again.text == first
     assert again.text == transform(SourceFile(source.name, first.encode()), auto="threshold(32)").text
@@ -71,7 +71,7 @@ def test_untouched_lines_survive_in_order(source: Path):
             launch_lines.add(line)
             line += 1
         launch_lines.add(line)
-    output = run_pdcc(source).splitlines()
+    output = transformed(source).splitlines()
     mapped = {}  # output index -> source line nvcc believes it is
     current = 1
     for index, line in enumerate(output):

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_pdcc
+from conftest import ROOT
+from conftest import run_pdcc as pdcc
 
 SAMPLES = sorted(p.name for p in (ROOT / "samples").iterdir() if (p / f"{p.name}_dp.cu").exists())
 
@@ -28,9 +29,6 @@ def have_cusparse() -> bool:
     return nvcc is not None and any(
         (Path(nvcc).resolve().parent.parent / sub / "cusparse.h").exists()
         for sub in ("include", "targets/x86_64-linux/include"))
-
-
-pdcc = run_pdcc
 
 
 def test_six_samples_with_all_variants():

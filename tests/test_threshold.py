@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from conftest import nvcc_compile
+from conftest import assert_compiles
 from pragmadp.pipeline import transform
 from pragmadp.source import SourceFile
 
@@ -89,10 +89,7 @@ def test_two_sites_in_one_parent_share_one_serial_version():
      PARENT.replace("child<<<", "child<int, 5><<<")),
 ], ids=["unnamed-and-default", "variadic-template", "default-from-template-parameters", "typed-non-type-parameter"])
 def test_unusual_signatures_compile(child: str, parent: str, tmp_path):
-    source = tmp_path / "t.cu"
-    source.write_text(run(child, parent).text)
-    compiled = nvcc_compile(source, tmp_path)
-    assert compiled.returncode == 0, compiled.stderr
+    assert_compiles(run(child, parent).text, tmp_path)
 
 
 def test_a_default_naming_a_non_type_parameter_of_a_template_type_gets_its_value():

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pragmadp.cuda.frontend import Function, Node, Unit, launched_identifier, walk
+from pragmadp.cuda.frontend import Function, Node, Unit, kernel_call_syntax, launched_identifier, walk
 from pragmadp.report import rules
 from pragmadp.report.remarks import Rule
 
@@ -58,20 +58,16 @@ def _builtin_macros(unit: Unit) -> set[str]:
 
 def _hidden_builtin(unit: Unit, node, in_callee: bool, macros: set[str]) -> str | None:
     """How `node` reads a built-in pdcc cannot rename, if it does."""
-    text = unit.text(node)
-    if node.type == "identifier" and text in _BUILTINS and in_callee:
-        return f"'{text}'"
-    if node.type == "identifier" and text in macros:
-        return f"macro '{text}'"
+    if node.type == "identifier":
+        text = unit.text(node)
+        if text in _BUILTINS and in_callee:
+            return f"'{text}'"
+        if text in macros:
+            return f"macro '{text}'"
     if node.type == "lambda_expression" and not in_callee and any(
             n.type == "identifier" and unit.text(n) in _BUILTINS for n in walk(node)):
         return "a lambda"
     return None
-
-
-def obstacle(unit: Unit, child: Function) -> Obstacle | None:
-    """The first reason `child` cannot be serialised, or None when it can."""
-    return next(obstacles(unit, child), None)
 
 
 def _search(unit: Unit, child: Function, function: Function, visited: set[str], macros: set[str]):
@@ -107,8 +103,8 @@ def _search(unit: Unit, child: Function, function: Function, visited: set[str], 
         elif _COOPERATIVE.match(text):
             yield Obstacle(rules.CHILD_COOPERATIVE, f"child '{child.name}' uses cooperative groups ('{text}'){where}",
                            node, function.name)
-        elif node.type == "identifier" and node.parent.type == "call_expression" and text not in visited and not any(
-                c.type == "kernel_call_syntax" for c in node.parent.children):  # a launch is not a call
+        elif node.type == "identifier" and node.parent.type == "call_expression" and text not in visited and \
+                kernel_call_syntax(node.parent) is None:  # a launch is not a call
             for callee in unit.definitions(text):
                 if callee.runs_on_device and callee.body is not None:
                     yield from _search(unit, child, callee, visited, macros)

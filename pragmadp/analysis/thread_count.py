@@ -19,7 +19,7 @@ from pycparser import c_ast
 
 from pragmadp import cgen
 from pragmadp.analysis import writes
-from pragmadp.cuda.frontend import Node, Unit, walk
+from pragmadp.cuda.frontend import Node, Unit, enclosing_function, walk
 
 _CEIL = {"ceil", "ceilf", "ceill"}
 _CLAMP = {"min", "max", "umin", "umax", "llmin", "llmax"}
@@ -96,11 +96,9 @@ def local_initialiser(unit: Unit, identifier: Node, before: int) -> tuple[list[s
             for declaration in reversed(earlier):
                 found = _initialiser_in(unit, declaration, name)
                 if found is not None:
-                    inputs = {name} | {unit.text(n) for n in walk(declaration) if n.type == "identifier"}
-                    function = scope
-                    while function.type != "function_definition":
-                        function = function.parent
-                    changed = writes.assigned_names(unit, function.child_by_field_name("body"), declaration.end_byte)
+                    inputs = {unit.text(n) for n in walk(declaration) if n.type == "identifier"}
+                    changed = writes.assigned_names(unit, enclosing_function(unit, identifier).body,
+                                                    declaration.end_byte)
                     return None if inputs & changed else found
         scope = scope.parent
     return None

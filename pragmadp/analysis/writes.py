@@ -7,7 +7,7 @@ before the launch. Both ask the same conservative question.
 
 from __future__ import annotations
 
-from pragmadp.cuda.frontend import Node, Unit, walk
+from pragmadp.cuda.frontend import Node, Unit, kernel_call_syntax, walk
 
 
 def assigned_names(unit: Unit, body: Node, after: int = 0) -> set[str]:
@@ -31,8 +31,8 @@ def assigned_names(unit: Unit, body: Node, after: int = 0) -> set[str]:
             value = node.child_by_field_name("value")
             if target is not None and value is not None and any(n.type == "reference_declarator" for n in walk(target)):
                 names.update(unit.text(n) for n in walk(value) if n.type == "identifier")
-        elif node.type == "argument_list" and node.parent.type == "call_expression" and not any(
-                c.type == "kernel_call_syntax" for c in node.parent.children):
+        elif node.type == "argument_list" and node.parent.type == "call_expression" and \
+                kernel_call_syntax(node.parent) is None:
             names.update(unit.text(a) for a in node.named_children if a.type == "identifier")
         elif node.type == "declaration":
             names.update(unit.text(n) for d in node.children_by_field_name("declarator")

@@ -118,7 +118,7 @@ def parse(source: SourceFile) -> Unit:
     for node in walk(tree.root_node):
         if node.type == "function_definition":
             unit.functions.append(_function(unit, node))
-        elif node.type == "call_expression" and _kernel_call_syntax(node) is not None:
+        elif node.type == "call_expression" and kernel_call_syntax(node) is not None:
             launch = _launch(unit, node)
             if launch is not None:
                 unit.launches.append(launch)
@@ -168,7 +168,8 @@ def _function(unit: Unit, node: Node) -> Function:
     return Function(name, node, outer, template_parameters, qualifiers)
 
 
-def _kernel_call_syntax(call: Node) -> Node | None:
+def kernel_call_syntax(call: Node) -> Node | None:
+    """The `<<<...>>>` of a call expression that is a kernel launch, else None."""
     return next((child for child in call.children if child.type == "kernel_call_syntax"), None)
 
 
@@ -218,7 +219,7 @@ def _launch(unit: Unit, call: Node) -> Launch | None:
     statement = call.parent
     if statement is None or statement.type != "expression_statement":
         return None
-    syntax = _kernel_call_syntax(call)
+    syntax = kernel_call_syntax(call)
     config = [child for child in syntax.named_children if child.type != "comment"]
     arguments_node = call.child_by_field_name("arguments")
     arguments = [a for a in arguments_node.named_children if a.type != "comment"] if arguments_node else []

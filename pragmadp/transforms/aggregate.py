@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pragmadp.analysis import serial, writes
+from pragmadp.analysis import writes
 from pragmadp.cuda import frontend
 from pragmadp.cuda.frontend import GENERATED_MARK, Site, launched_identifier, walk
 from pragmadp.directives import AggThreshold, Buffer, Consolidate, Work
@@ -29,15 +29,20 @@ from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
 from pragmadp.source import Rope, Span
 from pragmadp.transforms import Rewrite
+from pragmadp.transforms.coarsen import COARSE_SUFFIX, coarse_grid
 from pragmadp.transforms.launch import SiteCode, define_macro, is_simple, retried
-from pragmadp.transforms.outline import Child, define_after_child, launch_template_arguments, thread_call
+from pragmadp.transforms.outline import (Child, after_definition, define_after_child, launch_template_arguments,
+                                         renamed, template_prefix, thread_call)
 from pragmadp.transforms.outline import parameters as outline_parameters
 from pragmadp.transforms.outline import template_arguments as outline_template_arguments
+from pragmadp.transforms.threshold import SERIAL_SUFFIX
 
 PASS = "consldt"
 DEFAULT_POOL_BYTES = 64 << 20
 RECORDS_PER_THREAD_IN_LOOPS = 4
 MAX_GROUPS = 65536
+RUNTIME_HEADER = "pdcc_rt.cuh"  # in pragmadp/runtime/, which pdcc puts on nvcc's include path
+RUNTIME_INCLUDE = f'#include "{RUNTIME_HEADER}"'
 AGGREGATED_RETRY_LIMIT_NS = 1 << 18  # about 0.5 ms of waiting in all before the one-by-one fallback
 _REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM,
             rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE, rules.CHILD_LAUNCHES)
@@ -76,8 +81,8 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
     prefix = unit.source.data[launch.function.start_byte:identifier.start_byte].decode()  # e.g. `ns::`
     targs = _template_args_text(unit, launch)
     varying, uniform = _split_arguments(result, site, child, directive.clause(Work), granularity)
-    names = {"record": f"{prefix}pdcc_record_{s}{targs}", "agg": f"{prefix}{child.name}__pdcc_agg_{s}{targs}",
-             "direct": f"{prefix}{child.name}__pdcc_direct_{s}{targs}"}
+    names = {"record": f"{prefix}pdcc_record_{s}{targs}", "agg": renamed(unit, launch.function, f"__pdcc_agg_{s}"),
+             "direct": renamed(unit, launch.function, f"__pdcc_direct_{s}")}
     coarsen = coarsen_macro or "1"
     _define_child_side(result, site, child, varying, uniform, code, coarsen)
     pool_macro, capacity, per_thread = f"PDCC_POOL_BYTES_{s}", f"PDCC_RECORDS_{s}", f"PDCC_RECORDS_PER_THREAD_{s}"
@@ -129,7 +134,7 @@ def _template_args_text(unit, launch) -> str:
 def _refusal(result: Rewrite, site: Site, child: Child):
     """Why this site's launches cannot be aggregated, or None."""
     launch = site.launch
-    found = next((o for o in serial.obstacles(result.unit, child.function) if o.rule in _REFUSED), None)
+    found = next((o for o in child.obstacles if o.rule in _REFUSED), None)
     if found is not None:
         return found.rule, found.message + _WHY_REFUSED.get(found.rule, "")
     if child.function.outer.start_byte > launch.enclosing.outer.start_byte:
@@ -154,7 +159,7 @@ def _split_arguments(result: Rewrite, site: Site, child: Child, work: Work | Non
     parameters = {unit.text(n) for p in parent.parameters.named_children for n in walk(p)
                   if n.type == "identifier" and n.parent.type != "parameter_list"} - {""}
     stable = parameters - writes.assigned_names(unit, parent.body)
-    allowed = stable | _UNIFORM_BUILTINS | ({"blockIdx"} if granularity in ("warp", "block") else set())
+    allowed = stable | _UNIFORM_BUILTINS | ({"blockIdx"} if _per_block(granularity) else set())
     varying, uniform = [], []
     for index, parameter in enumerate(child.parameters):
         if index >= len(site.launch.arguments):
@@ -183,14 +188,13 @@ def _define_child_side(result: Rewrite, site: Site, child: Child, varying: list[
                  for i in range(len(child.parameters))]
     body = thread_call(child, "make_uint3(pdcc_bx, pdcc_b.y, pdcc_b.z)", "pdcc_t", "pdcc_rec.pdcc_grid",
                        "pdcc_rec.pdcc_block", arguments)
-    one = SiteCode(kernel=f"{child.name}{'__pdcc_coarse' if coarsened else ''}{child.template_args}",
+    one = SiteCode(kernel=f"{child.name}{COARSE_SUFFIX if coarsened else ''}{child.template_args}",
                    arguments=[*arguments, "pdcc_grid"] if coarsened else arguments, extra_config="",
                    grid="pdcc_cgrid" if coarsened else "pdcc_grid")
-    if serial.obstacle(result.unit, child.function) is None:
-        one.serial = (f"{child.name}__pdcc_serial{child.template_args}(pdcc_grid, pdcc_block"
+    if not child.obstacles:
+        one.serial = (f"{child.name}{SERIAL_SUFFIX}{child.template_args}(pdcc_grid, pdcc_block"
                       + "".join(", " + a for a in arguments) + ");")
-    coarse_setup = ("  dim3 pdcc_cgrid = pdcc_grid;\n"
-                    "  pdcc_cgrid.x = (pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen;\n" if coarsened else "")
+    coarse_setup = "".join(f"  {line}\n" for line in coarse_grid("pdcc_coarsen")) if coarsened else ""
     text = (f"\n// pdcc: one parent's launch of '{child.name}' at site {s}, kept for the aggregated launch\n"
             f"{child.template}struct pdcc_record_{s} {{\n{fields}  dim3 pdcc_grid;\n  dim3 pdcc_block;\n}};\n"
             f"\n// pdcc: the launches of a group of parents at site {s} as one grid\n"
@@ -218,9 +222,9 @@ def wrap_parents(result: Rewrite) -> None:
     unit = result.unit
     source = unit.source
     source_line = source.line_of
-    result.edits.insert(0, Rope(source).write('#include "pdcc_rt.cuh"  // pdcc: the device runtime\n', 1))
-    for parent_start, aggregations in result.aggregations.items():
-        parent = next(f for f in unit.functions if f.node.start_byte == parent_start)
+    result.edits.insert(0, Rope(source).write(f"{RUNTIME_INCLUDE}  // pdcc: the device runtime\n", 1))
+    for aggregations in result.aggregations.values():
+        parent = aggregations[0].site.launch.enclosing
         body_name = f"{parent.name}__pdcc_body"
         storage = "" if any(n.type == "storage_class_specifier" for n in parent.node.children) else "static "
         header_edits = [(n.start_byte, n.end_byte, f"{storage}__device__") for n in parent.node.children
@@ -238,19 +242,17 @@ def wrap_parents(result: Rewrite) -> None:
         parameters = outline_parameters(unit, parent)
         declarations = ", ".join(p.declaration for p in parameters)
         names = ", ".join(p.name for p in parameters)
-        template = "template " + unit.text(parent.template_parameters) + "\n" if parent.template_parameters else ""
         targs = outline_template_arguments(unit, parent)
         wrapper = (f"\n// pdcc: '{parent.name}' as launched: its body, then one flush per aggregated site\n"
-                   f"{template}__global__ void {unit.text(bounds) + ' ' if bounds is not None else ''}"
+                   f"{template_prefix(unit, parent)}__global__ void {unit.text(bounds) + ' ' if bounds is not None else ''}"
                    f"{parent.name}({declarations})\n{{\n"
                    + "".join(_prologue(a) for a in aggregations)
                    + f"  {body_name}{targs}({names});\n"
                    + "".join(_epilogue(a) for a in aggregations)
-                      + "".join(f"  if (pdcc::linear_thread() == 0) pdcc::pool_block_done(pdcc_pool_{a.site.name});\n"
-                             for a in aggregations)
+                   + "".join(f"  if (pdcc::linear_thread() == 0) pdcc::pool_block_done(pdcc_pool_{a.site.name});\n"
+                           for a in aggregations)
                    + "}\n")
-        newline = source.data.find(b"\n", parent.outer.end_byte)
-        result.edits.insert(newline + 1 if newline >= 0 else len(source.data), Rope(source).write(wrapper, line))
+        result.edits.insert(after_definition(source, parent), Rope(source).write(wrapper, line))
 
 
 def _per_block(granularity: str) -> bool:
@@ -327,8 +329,7 @@ def _prologue(aggregation: Aggregation) -> str:
             "  }\n  __syncthreads();\n")
 
 
-def _flush(aggregation: Aggregation, scan: str, leader: str, stride: str, start: str, after: str = "",
-           after_few: str = "") -> str:
+def _flush(aggregation: Aggregation, after: str = "", after_few: str = "") -> str:
     """Scan the group's records and launch them as one grid; few records go one by one.
 
     After the aggregated launch no thread waits for the launching one (no barrier, no shuffle): the
@@ -338,6 +339,13 @@ def _flush(aggregation: Aggregation, scan: str, leader: str, stride: str, start:
     names = aggregation.names
     uniform = "".join(", " + value for value in aggregation.uniform_values)
     coarsen = aggregation.coarsen
+    if aggregation.granularity == "warp":
+        scan = f"pdcc::warp_scan_records(pdcc_records, pdcc_ends, pdcc_n, {coarsen}, pdcc_mask, &pdcc_widest)"
+        leader, stride, start = "pdcc_lane == 0u", "__popc(pdcc_mask)", "pdcc_lane"
+    else:
+        scan = (f"pdcc::block_scan_records(pdcc_records, pdcc_ends, pdcc_n, {coarsen}, "
+                f"pdcc_scratch_{aggregation.site.name}, &pdcc_widest)")
+        leader, stride, start = "pdcc::linear_thread() == 0u", "pdcc::block_threads()", "pdcc::linear_thread()"
     launch = f"{names['agg']}<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, {coarsen}{uniform});"
     one_by_one = ["for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)",
                   f"  {names['direct']}(pdcc_records[pdcc_i]{uniform}, {coarsen});", "break;"]
@@ -371,8 +379,6 @@ def _few(aggregation: Aggregation) -> str:
 
 def _epilogue(aggregation: Aggregation) -> str:
     s, record = aggregation.site.name, aggregation.names["record"]
-    block_scan = (f"pdcc::block_scan_records(pdcc_records, pdcc_ends, pdcc_n, {aggregation.coarsen}, "
-                  f"pdcc_scratch_{s}, &pdcc_widest)")
     if aggregation.granularity == "warp":
         return (f"  {{ // pdcc: flush site {s}: one aggregated launch per warp\n"
                 "    const unsigned pdcc_mask = pdcc::warp_lanes(), pdcc_lane = pdcc::linear_thread() & 31u;\n"
@@ -384,10 +390,7 @@ def _epilogue(aggregation: Aggregation) -> str:
                 f"    unsigned* pdcc_ends = reinterpret_cast<unsigned*>(reinterpret_cast<{record}*>(pdcc_chunk_{s})"
                 " + pdcc_groups * pdcc_capacity) + pdcc_group * pdcc_capacity;\n"
                 f"    const unsigned pdcc_n = pdcc_chunk_{s} ? min(pdcc_count_{s}[pdcc_group], pdcc_capacity) : 0u;\n"
-                + _flush(aggregation,
-                         f"pdcc::warp_scan_records(pdcc_records, pdcc_ends, pdcc_n, {aggregation.coarsen}, "
-                         "pdcc_mask, &pdcc_widest)",
-                         "pdcc_lane == 0u", "__popc(pdcc_mask)", "pdcc_lane")
+                + _flush(aggregation)
                 + "  }\n")
     if aggregation.granularity == "block":
         return (f"  {{ // pdcc: flush site {s}: one aggregated launch per block\n"
@@ -396,8 +399,7 @@ def _epilogue(aggregation: Aggregation) -> str:
                 f"    {record}* pdcc_records = reinterpret_cast<{record}*>(pdcc_chunk_{s});\n"
                 "    unsigned* pdcc_ends = reinterpret_cast<unsigned*>(pdcc_records + pdcc_capacity);\n"
                 f"    const unsigned pdcc_n = pdcc_chunk_{s} ? min(pdcc_count_{s}[0], pdcc_capacity) : 0u;\n"
-                + _flush(aggregation, block_scan, "pdcc::linear_thread() == 0u", "pdcc::block_threads()",
-                         "pdcc::linear_thread()")
+                + _flush(aggregation)
                 + "  }\n")
     return (f"  {{ // pdcc: flush site {s}: the last block of each group launches for the whole group\n"
             "    __threadfence();\n    __syncthreads();\n"
@@ -416,8 +418,7 @@ def _epilogue(aggregation: Aggregation) -> str:
             "      const unsigned pdcc_n = min(*(volatile unsigned*)&pdcc_slot->count, pdcc_capacity);\n"
             "      __syncthreads();\n"
             + "".join("  " + line + "\n" for line in _flush(
-                aggregation, block_scan, "pdcc::linear_thread() == 0u", "pdcc::block_threads()",
-                "pdcc::linear_thread()", after=_free_slot,
+                aggregation, after=_free_slot,
                 after_few="      __syncthreads();  // every thread is done with the records\n"
                           "      if (pdcc::linear_thread() == 0u) {\n" + _free_slot + "      }\n").splitlines())
             + "    }\n  }\n")

@@ -16,7 +16,6 @@ the first level of its recursion only, so such children are left as written.
 
 from __future__ import annotations
 
-from pragmadp.analysis import serial
 from pragmadp.cuda.frontend import Site
 from pragmadp.directives import Coarsen
 from pragmadp.report import rules
@@ -24,7 +23,7 @@ from pragmadp.report.remarks import Kind
 from pragmadp.source import Span
 from pragmadp.transforms import Rewrite
 from pragmadp.transforms.launch import SiteCode, define_macro
-from pragmadp.transforms.outline import Child, define_after_child, renamed, thread_call
+from pragmadp.transforms.outline import Child, define_after_child, missed_for_obstacle, renamed, thread_call
 
 PASS = "coarsen"
 COARSE_SUFFIX = "__pdcc_coarse"
@@ -38,15 +37,12 @@ _RECURSION = (": coarsening would reach the first level of the recursion only (c
 def apply(result: Rewrite, site: Site, clause: Coarsen, child: Child, code: SiteCode) -> str | None:
     """Coarsens the site; returns the coarsening macro, or None when the child is left as written."""
     unit = result.unit
-    found = list(serial.obstacles(unit, child.function))
-    refused = next((o for o in found if o.rule in _REFUSED), None)
+    refused = next((o for o in child.obstacles if o.rule in _REFUSED), None)
     if refused is not None:
-        at = unit.source.location(refused.node.start_byte)
         why = _RECURSION if refused.rule is rules.CHILD_RECURSIVE else ""
-        result.remark(Kind.MISSED, refused.rule, f"{refused.message} at line {at.line}{why}; it is not coarsened",
-                      clause.span, site, PASS, reason=refused.rule.name, child=child.name, line=at.line)
+        missed_for_obstacle(result, site, clause.span, child, refused, PASS, f"{why}; it is not coarsened")
         return None
-    barrier = any(o.rule in _NEEDS_BARRIER for o in found)
+    barrier = any(o.rule in _NEEDS_BARRIER for o in child.obstacles)
     macro = f"PDCC_COARSEN_{site.name}"
     define_macro(result, site, macro, clause.value.text)
     name = child.name + COARSE_SUFFIX
@@ -61,8 +57,7 @@ def apply(result: Rewrite, site: Site, clause: Coarsen, child: Child, code: Site
                   + "  }\n}\n")
     define_after_child(result, site, child, "coarse", definition, signature + ";\n")
     code.kernel = renamed(unit, site.launch.function, COARSE_SUFFIX)
-    code.launch_setup += ["  dim3 pdcc_cgrid = pdcc_grid;",
-                   f"  pdcc_cgrid.x = (pdcc_grid.x + {macro} - 1) / {macro};"]
+    code.launch_setup += ["  " + line for line in coarse_grid(macro)]
     code.grid = "pdcc_cgrid"
     code.arguments = [*code.arguments, "pdcc_grid"]
     code.passes.append(f"blocks do {macro} original blocks each")
@@ -71,3 +66,8 @@ def apply(result: Rewrite, site: Site, clause: Coarsen, child: Child, code: Site
                   Span(site.launch.call.start_byte, site.launch.call.end_byte), site, PASS, macro=macro,
                   default=clause.value.text, coarse_kernel=name, barrier_between_blocks=barrier)
     return macro
+
+
+def coarse_grid(factor: str) -> list[str]:
+    """`pdcc_cgrid`: the launch's grid `pdcc_grid` with ceil(x / factor) blocks in x."""
+    return ["dim3 pdcc_cgrid = pdcc_grid;", f"pdcc_cgrid.x = (pdcc_grid.x + {factor} - 1) / {factor};"]

@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pragmadp.analysis import serial
 from pragmadp.cuda.frontend import Function, Node, Site, Unit, launched_identifier, walk
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
-from pragmadp.source import Rope, Span
+from pragmadp.source import Rope, SourceFile, Span
 from pragmadp.transforms import Rewrite
 
 BUILTINS = {"threadIdx": "pdcc_threadIdx", "blockIdx": "pdcc_blockIdx", "blockDim": "pdcc_blockDim",
@@ -37,6 +38,7 @@ class Child:
     parameters: list[Parameter]
     template: str         # `template <...>\n` or ""
     template_args: str    # `<T, B>` or ""
+    obstacles: list[serial.Obstacle]  # why it cannot run serially, in source order (empty: it can)
 
     @property
     def name(self) -> str:
@@ -61,7 +63,8 @@ def find_child(result: Rewrite, site: Site, pass_name: str, clause_span: Span) -
         forwarded = parameters(unit, function)
         instantiated = _defaults_at(unit, site, function, forwarded) if forwarded is not None else None
         if instantiated is not None:
-            return Child(function, instantiated, _template_prefix(unit, function), template_arguments(unit, function))
+            return Child(function, instantiated, template_prefix(unit, function), template_arguments(unit, function),
+                         list(serial.obstacles(unit, function)))
         if forwarded is None:
             why = f"child '{name}' has a parameter pdcc cannot forward (an unnamed function pointer or C varargs)"
         else:
@@ -100,6 +103,14 @@ def _split_by_conditionals(unit: Unit, name: str) -> bool:
             if following is not None and following.type == "compound_statement":
                 return True
     return False
+
+
+def missed_for_obstacle(result: Rewrite, site: Site, clause_span: Span, child: Child, obstacle: serial.Obstacle,
+                        pass_name: str, outcome: str) -> None:
+    """A missed remark for what in the child stops a pass: the reason, its line, then `outcome`."""
+    at = result.unit.source.location(obstacle.node.start_byte)
+    result.remark(Kind.MISSED, obstacle.rule, f"{obstacle.message} at line {at.line}{outcome}", clause_span, site,
+                  pass_name, reason=obstacle.rule.name, child=child.name, line=at.line)
 
 
 def launch_template_arguments(launch) -> Node | None:
@@ -168,7 +179,8 @@ def _template_parameters(unit: Unit, function: Function) -> list[tuple[str, bool
     return names
 
 
-def _template_prefix(unit: Unit, function: Function) -> str:
+def template_prefix(unit: Unit, function: Function) -> str:
+    """`template <...>` and a newline for a template function, else nothing."""
     if function.template_parameters is None:
         return ""
     return "template " + unit.text(function.template_parameters) + "\n"
@@ -215,15 +227,12 @@ def define_after_child(result: Rewrite, site: Site, child: Child, key: str, text
     A child defined after its parent also gets `prototype` declared before the parent.
     """
     function = child.function
-    done = (function.node.start_byte, key)
-    if done in result.generated_for:
+    if not _first_time(result, function, key):
         return
-    result.generated_for.add(done)
     _thread_function(result, child)
     source = result.unit.source
-    newline = source.data.find(b"\n", function.outer.end_byte)
-    position = newline + 1 if newline >= 0 else len(source.data)
-    result.edits.insert(position, Rope(source).write(text, source.line_of(function.node.start_byte)))
+    result.edits.insert(after_definition(source, function),
+                        Rope(source).write(text, source.line_of(function.node.start_byte)))
     parent = site.launch.enclosing.outer
     if prototype and function.outer.start_byte > parent.start_byte:
         line = source.line_of(parent.start_byte)
@@ -233,10 +242,8 @@ def define_after_child(result: Rewrite, site: Site, child: Child, key: str, text
 def _thread_function(result: Rewrite, child: Child) -> None:
     """`child__pdcc_thread`: the child's body for one (block, thread), built-ins as parameters."""
     function = child.function
-    done = (function.node.start_byte, "thread")
-    if done in result.generated_for:
+    if not _first_time(result, function, "thread"):
         return
-    result.generated_for.add(done)
     unit = result.unit
     source = unit.source
     body = function.body
@@ -253,8 +260,22 @@ def _thread_function(result: Rewrite, child: Child) -> None:
             renames.append((node.start_byte, node.start_byte, "// pdcc: "))
     rope = Rope(source).write_before(head, body_line).write(signature, body_line)
     rope.copy_edited(body.start_byte, body.end_byte, renames)
+    result.edits.insert(after_definition(source, function), rope)
+
+
+def _first_time(result: Rewrite, function: Function, key: str) -> bool:
+    """True once per function and key: what is generated for a child is added once, however many sites."""
+    done = (function.node.start_byte, key)
+    if done in result.generated_for:
+        return False
+    result.generated_for.add(done)
+    return True
+
+
+def after_definition(source: SourceFile, function: Function) -> int:
+    """The byte offset of the line after the function's definition, where generated code goes."""
     newline = source.data.find(b"\n", function.outer.end_byte)
-    result.edits.insert(newline + 1 if newline >= 0 else len(source.data), rope)
+    return newline + 1 if newline >= 0 else len(source.data)
 
 
 def thread_call(child: Child, block: str, thread: str, grid: str, block_dim: str,

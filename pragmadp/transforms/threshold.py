@@ -18,7 +18,7 @@ with `PDCC_THRESHOLD_parent_0` defined (unless given with -D) before the parent.
 
 from __future__ import annotations
 
-from pragmadp.analysis import serial, thread_count
+from pragmadp.analysis import thread_count
 from pragmadp.cuda.frontend import Node, Site
 from pragmadp.directives import Threshold
 from pragmadp.report import rules
@@ -26,7 +26,8 @@ from pragmadp.report.remarks import Kind
 from pragmadp.source import Span
 from pragmadp.transforms import Rewrite
 from pragmadp.transforms.launch import SiteCode, define_macro
-from pragmadp.transforms.outline import Child, define_after_child, renamed, thread_call, type_parameter_names
+from pragmadp.transforms.outline import (Child, define_after_child, missed_for_obstacle, renamed, thread_call,
+                                         type_parameter_names)
 
 PASS = "threshold"
 SERIAL_SUFFIX = "__pdcc_serial"
@@ -41,7 +42,7 @@ _LOOPS = ("  for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
 
 def serial_call(result: Rewrite, site: Site, child: Child, code: SiteCode) -> str | None:
     """A call of the child's serial version (added on first use), or None when it cannot run serially."""
-    if serial.obstacle(result.unit, child.function) is not None:
+    if child.obstacles:
         return None
     name = child.name + SERIAL_SUFFIX
     # Never inlined: inlined into a parent loop beside device launches it hung the grid on an H200
@@ -60,11 +61,8 @@ def serial_call(result: Rewrite, site: Site, child: Child, code: SiteCode) -> st
 def apply(result: Rewrite, site: Site, clause: Threshold, child: Child, code: SiteCode) -> None:
     unit = result.unit
     launch = site.launch
-    found = serial.obstacle(unit, child.function)
-    if found is not None:
-        at = unit.source.location(found.node.start_byte)
-        result.remark(Kind.MISSED, found.rule, f"{found.message} at line {at.line}; the launch is left as written",
-                      clause.span, site, PASS, reason=found.rule.name, child=child.name, line=at.line)
+    if child.obstacles:
+        missed_for_obstacle(result, site, clause.span, child, child.obstacles[0], PASS, "; the launch is left as written")
         return
     stream = launch.config[3] if len(launch.config) > 3 else None
     if stream is not None and unit.text(stream) not in ("0", "nullptr", "NULL", "0L"):
@@ -91,7 +89,7 @@ def apply(result: Rewrite, site: Site, clause: Threshold, child: Child, code: Si
                   f"(= {clause.value.text}) child threads", Span(launch.call.start_byte, launch.call.end_byte),
                   site, PASS, macro=macro, default=clause.value.text, serial_function=child.name + SERIAL_SUFFIX,
                   thread_count=count.describe())
-    earlier = [other for other in unit.launches if other.enclosing is not None and launch.enclosing is not None
+    earlier = [other for other in unit.launches if other.enclosing is not None
                and other.enclosing.node == launch.enclosing.node
                and other.statement.start_byte < launch.statement.start_byte]
     if earlier:
