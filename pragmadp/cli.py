@@ -9,12 +9,17 @@ directory, and runs nvcc with every other argument as given, in order. Queries (
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import hashlib
 import os
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,8 +27,8 @@ from rich.console import Console
 
 from pragmadp import __version__, nvcc, pipeline
 from pragmadp.report import rules
-from pragmadp.report.remarks import Kind, Location, PdccError, Remark
-from pragmadp.report.render import write_report
+from pragmadp.report.remarks import Kind, Location, PdccError, Remark, Rule
+from pragmadp.report.render import check_report_path, write_atomically, write_report
 from pragmadp.report.terminal import render_terminal
 from pragmadp.transforms.aggregate import RUNTIME_HEADER, RUNTIME_INCLUDE
 
@@ -56,7 +61,9 @@ with -D without editing the source. pdcc adds -rdc=true (and -lcudadevrt when li
 program launches kernels from the device and the command lacks them.
 
 Exit status: nvcc's when pdcc's part succeeded; 1 when an input has an error pdcc reports (nothing is
-compiled then, so no output file is written); 2 for a malformed pdcc option.
+compiled then, so no output file is written), when a file pdcc writes cannot be written, or for an
+internal error of pdcc (PDCC900, with a reproducer); 2 for a malformed pdcc option; 130 after Ctrl-C;
+128+N when nvcc was killed by signal N.
 """
 
 
@@ -122,10 +129,23 @@ def _auto_clauses(value: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """pdcc's entry point: an exit status for every outcome, never a Python traceback."""
     argv = sys.argv[1:] if argv is None else argv
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)  # a message is one line, whatever its length
     if not err.is_terminal:  # build logs: wide enough that the remarks table does not fold every word
-        err = Console(stderr=True, highlight=False, width=140)
+        err = Console(stderr=True, highlight=False, soft_wrap=True, width=140)
+    try:
+        return _main(argv, err)
+    except KeyboardInterrupt:  # Ctrl-C: quiet, like nvcc; the temporary directory is already removed
+        return INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - a bug in pdcc outside any one input's passes
+        hint = _reproducer_hint(argv, "".join(traceback.format_exception(exc)), {})
+        err.print(f"pdcc: error[{pipeline.INTERNAL_ERROR.id}]: internal error in pdcc: "
+                  f"{pipeline.one_line_cause(exc)}\n  = help: {hint}", markup=False, highlight=False)
+        return 1
+
+
+def _main(argv: list[str], err: Console) -> int:
     try:
         options = parse_options(argv)
     except UsageError as exc:
@@ -144,78 +164,113 @@ def main(argv: list[str] | None = None) -> int:
     command = nvcc.parse_nvcc_args(options.nvcc_args)
     if command.is_query():
         return subprocess.run([options.compiler, *options.nvcc_args]).returncode
-    return Build(options, command, err).run()
+    return Build(options, command, err, argv).run()
+
+
+# moves to rules.py
+NVCC_KILLED = Rule("PDCC305", "nvcc-killed", "nvcc was killed by a signal; pdcc exits with 128 + the signal number.")
+
+INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
 
 class Build:
     """One pdcc invocation that compiles: transform, write temporaries, run nvcc, fix outputs, report."""
 
-    def __init__(self, options: Options, command: nvcc.NvccCommand, err: Console):
+    def __init__(self, options: Options, command: nvcc.NvccCommand, err: Console, argv: list[str]):
         self.options = options
         self.command = command
         self.err = err
+        self.argv = argv  # pdcc's own command line, for a reproducer
         self.remarks: list[Remark] = []
         self.results: dict[int, pipeline.Result] = {}
 
     def run(self) -> int:
+        if not self._report_path_usable():
+            return 1
         if not self._transform_inputs():
             self._report()
             return 1
-        with tempfile.TemporaryDirectory(prefix="pdcc-") as workdir:
-            argv, replaced = self._nvcc_arguments(Path(workdir))
-            if argv is None:
-                self._report()
-                return 1
-            capture = self.command.dependencies_on_stdout()
-            completed = subprocess.run([self.options.compiler, *argv], stdout=subprocess.PIPE if capture else None)
-            if capture:
-                sys.stdout.write(_restore_paths(completed.stdout.decode(), replaced))
-            for path in self.command.dependency_outputs():
-                _restore_dependency_file(path, replaced)
-        self._report()
-        return completed.returncode
+        changed = [(index, result) for index, result in sorted(self.results.items()) if result.changed]
+        try:
+            with contextlib.ExitStack() as cleanup:
+                workdir = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="pdcc-"))) if changed \
+                    else None
+                argv, replaced = self._nvcc_arguments(workdir)
+                status = self._run_nvcc(argv, replaced)
+        except PdccError as exc:
+            self._error(exc.remark)
+            self._report()
+            return 1
+        except OSError as exc:  # creating the temporary directory
+            original = changed[0][1].source.display_path
+            self._error(Remark(Kind.ERROR, rules.OUTPUT_FAILED,
+                               f"no writable temporary directory for pdcc's copy of '{original}': "
+                               f"{exc.strerror or exc}; set TMPDIR to a writable directory", Location(original, 1, 1)))
+            self._report()
+            return 1
+        if not self._report() and status == 0:
+            return 1  # the build is not done while the report it was asked for is missing
+        return status
+
+    def _error(self, remark: Remark) -> None:
+        self.remarks.append(remark)
+        self.err.print(remark.render_text(), markup=False, highlight=False)
+
+    def _report_path_usable(self) -> bool:
+        """A --report that cannot be written fails before anything is compiled."""
+        if not self.options.report:
+            return True
+        try:
+            check_report_path(self.options.report)
+        except ValueError as exc:
+            self._report_failed(str(exc))
+            return False
+        return True
+
+    def _report_failed(self, reason: str) -> None:
+        self.err.print(f"pdcc: error[{rules.OUTPUT_FAILED.id}]: cannot write report '{self.options.report}': {reason}",
+                       markup=False, highlight=False)
 
     def _transform_inputs(self) -> bool:
         ok = True
         for index, path in self.command.cuda_inputs():
             try:
                 self.results[index] = pipeline.transform_path(path, display_path=path, auto=self.options.auto)
+            except pipeline.InternalError as exc:
+                ok = False
+                exc.remark.hint = _reproducer_hint(self.argv, exc.details, {"input.cu": exc.source.data})
+                self._error(exc.remark)
+                continue
             except PdccError as exc:
                 ok = False
-                self.remarks.append(exc.remark)
-                self.err.print(exc.remark.render_text(), markup=False, highlight=False)
+                self._error(exc.remark)
                 continue
             self.remarks.extend(self.results[index].remarks)
         return ok
 
-    def _nvcc_arguments(self, workdir: Path) -> tuple[list[str] | None, dict[str, str]]:
-        """nvcc's argv with transformed inputs swapped in, or None after an error writing files."""
+    def _nvcc_arguments(self, workdir: Path | None) -> tuple[list[str], dict[str, str]]:
+        """nvcc's argv with transformed inputs swapped in (raises PdccError when a file cannot be
+        written), and which temporary path stands for which input."""
         mapping: dict[int, str] = {}
         replaced: dict[str, str] = {}
         include_dirs: list[str] = []
         for number, (index, result) in enumerate(sorted(self.results.items())):
             original = result.source.path
-            try:
-                if self.options.emit:
-                    _emit(self.options.emit, original, result.text)
-            except PdccError as exc:
-                self.remarks.append(exc.remark)
-                self.err.print(exc.remark.render_text(), markup=False)
-                return None, {}
+            if self.options.emit:
+                _emit(self.options.emit, original, result.text)
             if self.options.diff and result.changed:
-                try:
-                    sys.stdout.writelines(difflib.unified_diff(
-                        result.source.data.decode().splitlines(keepends=True), result.text.splitlines(keepends=True),
-                        fromfile=original, tofile=f"{original} (pdcc)"))
-                    sys.stdout.flush()
-                except BrokenPipeError:  # `pdcc --diff ... | head`: the reader has seen enough; build on
-                    self.options.diff = False
-                    sys.stdout = open(os.devnull, "w")
-            if not result.changed:
+                self._print_diff(result)
+            if not result.changed or workdir is None:
                 continue
             target = workdir / str(number) / os.path.basename(original)
-            target.parent.mkdir()
-            target.write_text(result.text)
+            try:
+                target.parent.mkdir()
+                target.write_bytes(result.text.encode("utf-8"))
+            except OSError as exc:
+                raise PdccError(Remark(Kind.ERROR, rules.OUTPUT_FAILED,
+                                       f"cannot write pdcc's temporary copy of '{original}' in '{workdir}': "
+                                       f"{exc.strerror or exc}; free some space or set TMPDIR to another directory",
+                                       Location(original, 1, 1))) from exc
             mapping[index] = str(target)
             replaced[str(target)] = original
             directory = os.path.dirname(os.path.abspath(original))
@@ -226,6 +281,42 @@ class Build:
         extra = self._device_runtime_flags()
         argv = [f"-I{d}" for d in include_dirs] + self.command.rewritten(mapping, at_end=extra)
         return argv, replaced
+
+    def _print_diff(self, result: pipeline.Result) -> None:
+        """The diff in the source's own bytes (UTF-8), whatever the encoding of standard output."""
+        original = result.source.path
+        diff = difflib.diff_bytes(difflib.unified_diff, result.source.data.splitlines(keepends=True),
+                                  result.text.encode("utf-8").splitlines(keepends=True),
+                                  fromfile=os.fsencode(original), tofile=os.fsencode(f"{original} (pdcc)"))
+        try:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(b"".join(diff))
+            sys.stdout.buffer.flush()
+        except BrokenPipeError:  # `pdcc --diff ... | head`: the reader has seen enough; build on
+            self.options.diff = False
+            sys.stdout = open(os.devnull, "w")
+
+    def _run_nvcc(self, argv: list[str], replaced: dict[str, str]) -> int:
+        """Runs nvcc; its messages name the user's files, never pdcc's temporary copies. A signal
+        that kills nvcc is reported and gives 128 + its number, as a shell would."""
+        compiler = [self.options.compiler, *argv]
+        if not replaced:
+            status = subprocess.run(compiler).returncode
+        else:
+            completed = subprocess.run(compiler, capture_output=True)
+            status = completed.returncode
+            stdout = completed.stdout.decode("utf-8", "surrogateescape")
+            stdout = _restore_paths(stdout, replaced) if self.command.dependencies_on_stdout() \
+                else _name_originals(stdout, replaced)
+            _write_through(sys.stdout, stdout)
+            _write_through(sys.stderr, _name_originals(completed.stderr.decode("utf-8", "surrogateescape"), replaced))
+        for path in self.command.dependency_outputs():
+            _restore_dependency_file(path, replaced)
+        if status < 0:
+            self.err.print(f"pdcc: error[{NVCC_KILLED.id}]: nvcc was killed by signal {_signal_name(-status)}",
+                           markup=False, highlight=False)
+            return 128 - status
+        return status
 
     def _device_runtime_flags(self) -> list[str]:
         """-rdc=true and -lcudadevrt when the program launches kernels from the device without them."""
@@ -246,31 +337,78 @@ class Build:
                                        args={"flags": flags}))
         return flags
 
-    def _report(self) -> None:
+    def _report(self) -> bool:
+        """Writes --report and the terminal summary; False when the report could not be written."""
+        written = True
         if self.options.report:
             try:
                 write_report(self.options.report, self.remarks, __version__, os.getcwd())
             except (OSError, ValueError) as exc:
-                self.err.print(f"pdcc: error[{rules.OUTPUT_FAILED.id}]: cannot write report "
-                               f"'{self.options.report}': {exc}", markup=False)
+                self._report_failed(exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc))
+                written = False
         if not self.options.quiet and not self.command.verbose and any(r.kind != Kind.ERROR for r in self.remarks):
             render_terminal(self.remarks, self.err)
+        return written
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
+
+
+def _write_through(stream, text: str) -> None:
+    """Writes nvcc's output as nvcc wrote it (its bytes, not re-encoded for this terminal)."""
+    stream.flush()
+    stream.buffer.write(text.encode("utf-8", "surrogateescape"))
+    stream.buffer.flush()
+
+
+def _reproducer_hint(argv: list[str], details: str, files: dict[str, bytes]) -> str:
+    """Writes a reproducer of a pdcc bug and says where: a directory `pdcc-crash-<hash>` in the
+    temporary directory (else the current one) holding the input, the command and the traceback."""
+    command = f"cd {shlex.quote(os.getcwd())}\npdcc {shlex.join(argv)}\n"
+    files = {**files, "command.txt": command.encode(), "traceback.txt": details.encode("utf-8", "replace")}
+    digest = hashlib.sha256(b"".join(files.get(name, b"") for name in ("input.cu", "command.txt"))).hexdigest()[:12]
+    reasons = []
+    for parent in (tempfile.gettempdir, os.getcwd):
+        try:
+            directory = Path(parent()) / f"pdcc-crash-{digest}"
+            directory.mkdir(exist_ok=True)
+            for name, data in files.items():
+                (directory / name).write_bytes(data)
+        except OSError as exc:
+            reasons.append(exc.strerror or str(exc))
+            continue
+        return (f"this is a bug in pdcc, not in your code; please report it with the reproducer in '{directory}' "
+                f"({', '.join(files)})")
+    return f"this is a bug in pdcc, not in your code; no reproducer could be written ({'; '.join(reasons)})"
 
 
 def _emit(directory: str, original: str, text: str) -> None:
+    """--emit: writes the transformed source (atomically) into `directory`, never over the input,
+    not even through a hard or symbolic link."""
     target = Path(directory) / os.path.basename(original)
-    if target.resolve() == Path(original).resolve():
+    if target.exists() and os.path.samefile(target, original):
         raise PdccError(Remark(Kind.ERROR, rules.OUTPUT_FAILED,
                                f"--emit {directory} would overwrite the input '{original}'; choose another directory",
                                Location(original, 1, 1)))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
+        write_atomically(str(target), text.encode("utf-8"))
         if RUNTIME_INCLUDE in text:  # the emitted file compiles on its own
-            shutil.copyfile(RUNTIME_DIR / RUNTIME_HEADER, target.parent / RUNTIME_HEADER)
+            write_atomically(str(target.parent / RUNTIME_HEADER), (RUNTIME_DIR / RUNTIME_HEADER).read_bytes())
     except OSError as exc:
-        raise PdccError(Remark(Kind.ERROR, rules.OUTPUT_FAILED, f"cannot write '{target}': {exc.strerror}",
+        raise PdccError(Remark(Kind.ERROR, rules.OUTPUT_FAILED, f"cannot write '{target}': {exc.strerror or exc}",
                                Location(original, 1, 1))) from exc
+
+
+def _name_originals(text: str, replaced: dict[str, str]) -> str:
+    """nvcc's messages with every temporary copy's path replaced by the user's path."""
+    for temporary, original in replaced.items():
+        text = text.replace(temporary, original)
+    return text
 
 
 def _restore_paths(text: str, replaced: dict[str, str]) -> str:
@@ -301,9 +439,14 @@ def _without_repeated_prerequisites(text: str) -> str:
 
 def _restore_dependency_file(path: str, replaced: dict[str, str]) -> None:
     try:
-        text = Path(path).read_text()
+        text = Path(path).read_text(encoding="utf-8", errors="surrogateescape")
     except OSError:
         return
     restored = _restore_paths(text, replaced)
     if restored != text:
-        Path(path).write_text(restored)
+        try:
+            write_atomically(path, restored.encode("utf-8", "surrogateescape"))
+        except OSError as exc:
+            raise PdccError(Remark(Kind.ERROR, rules.OUTPUT_FAILED,
+                                   f"cannot rewrite the dependency file '{path}': {exc.strerror or exc}",
+                                   Location(path, 1, 1))) from exc

@@ -1,16 +1,33 @@
 """One file through pdcc: read -> parse -> bind directives -> transform -> apply edits -> text.
 
 The command line (cli.py) runs this for each CUDA input, then nvcc, then the reports.
+
+A bug in pdcc must never reach the user's build as a Python traceback: `transform` turns any
+unexpected exception into an `InternalError`, a PdccError (PDCC900) located at the site being
+transformed when it happened. Where that was is read from the exception first: a pass may set
+`exc.pass_name` (str) and `exc.span` (a source.Span of the input) on an exception escaping it.
+Otherwise it is read from the traceback: the pass is the outermost frame in a `pragmadp.transforms`
+module (the innermost pragmadp frame when no pass ran), the site the innermost frame holding a
+local `site` (a frontend.Site).
 """
 
 from __future__ import annotations
 
+import traceback
+import types
 from dataclasses import dataclass, field
 
 from pragmadp.cuda import frontend
-from pragmadp.report.remarks import Remark
-from pragmadp.source import SourceFile
+from pragmadp.report.remarks import Kind, PdccError, Remark, Rule
+from pragmadp.source import SourceFile, Span
 from pragmadp.transforms import rewrite
+
+# moves to rules.py
+INTERNAL_ERROR = Rule("PDCC900", "internal-error",
+                      "pdcc itself failed (a bug in pdcc, not in the input); nothing is compiled and a reproducer "
+                      "is written for the bug report.")
+
+_TRANSFORMS = "pragmadp.transforms."
 
 
 @dataclass
@@ -25,19 +42,85 @@ class Result:
         return self.text.encode("utf-8") != self.source.data
 
 
+class InternalError(PdccError):
+    """A bug in pdcc met while transforming one input: the PDCC900 remark, the source, the traceback."""
+
+    def __init__(self, remark: Remark, source: SourceFile, details: str):
+        super().__init__(remark)
+        self.source = source
+        self.details = details     # the formatted traceback, for the reproducer
+
+
 def transform(source: SourceFile, auto: str | None = None) -> Result:
-    """Transforms one CUDA source. Raises PdccError (with its remark) when the input is wrong.
+    """Transforms one CUDA source. Raises PdccError (with its remark) when the input is wrong, and
+    InternalError (a PdccError) when pdcc itself fails.
 
     `auto` is a clause list (e.g. "threshold(128)") applied to every device-side launch that has no
     pragma of its own, as the CGO'22 framework does without pragmas.
     """
-    unit = frontend.parse(source)
-    if auto is not None:
-        frontend.add_auto_sites(unit, auto)
-    frontend.name_sites(unit)
-    result = rewrite(unit)
-    return Result(source, result.edits.render(), result.remarks, result.uses_device_launches)
+    try:
+        unit = frontend.parse(source)
+        if auto is not None:
+            frontend.add_auto_sites(unit, auto)
+        frontend.name_sites(unit)
+        result = rewrite(unit)
+        return Result(source, result.edits.render(), result.remarks, result.uses_device_launches)
+    except PdccError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every other exception is a bug in pdcc, reported as one
+        raise internal_error(source, exc) from exc
 
 
 def transform_path(path: str, display_path: str | None = None, auto: str | None = None) -> Result:
     return transform(SourceFile.read(path, display_path), auto)
+
+
+def internal_error(source: SourceFile, exc: BaseException) -> InternalError:
+    """The PDCC900 error for an exception that escaped a pass, at its site when it is known."""
+    pass_name, span = _where(exc)
+    where = f"in pass {pass_name}" if pass_name else "in pdcc"
+    message = f"internal error {where} {'at this site' if span else 'on this file'}: {one_line_cause(exc)}"
+    if span is not None and 0 <= span.start <= span.end <= len(source.data):
+        remark = source.remark(Kind.ERROR, INTERNAL_ERROR, message, span, pass_name=pass_name or "")
+    else:
+        remark = source.remark(Kind.ERROR, INTERNAL_ERROR, message, Span(0, 0), pass_name=pass_name or "")
+        remark.source_line = ""  # 1:1 stands for the whole file: no caret under its first line
+    details = "".join(traceback.format_exception(exc))
+    return InternalError(remark, source, details)
+
+
+def one_line_cause(exc: BaseException) -> str:
+    """`TypeError: message`, cut to one line of at most 200 characters."""
+    text = str(exc).strip().splitlines()
+    cause = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+    return cause if len(cause) <= 200 else cause[:197] + "..."
+
+
+def _where(exc: BaseException) -> tuple[str | None, Span | None]:
+    """The pass and the site an exception escaped from: its own attributes, else its traceback."""
+    pass_name = getattr(exc, "pass_name", None)
+    span = getattr(exc, "span", None)
+    frames = [frame for frame, _line in traceback.walk_tb(exc.__traceback__)]
+    if not isinstance(pass_name, str):
+        pass_name = _pass_of(frames)
+    if not isinstance(span, Span):
+        span = _site_span(frames)
+    return pass_name, span
+
+
+def _pass_of(frames: list[types.FrameType]) -> str | None:
+    modules = [frame.f_globals.get("__name__", "") for frame in frames]
+    for module in modules:  # outermost first: the pass that called into helpers and analyses
+        if module.startswith(_TRANSFORMS):
+            return module.rsplit(".", 1)[1]
+    inner = [m for m in modules if m.startswith("pragmadp.") and m != __name__]
+    return inner[-1].rsplit(".", 1)[1] if inner else None
+
+
+def _site_span(frames: list[types.FrameType]) -> Span | None:
+    for frame in reversed(frames):  # innermost first: the site being worked on when it failed
+        site = frame.f_locals.get("site")
+        if isinstance(site, frontend.Site):
+            statement = site.launch.statement
+            return Span(statement.start_byte, statement.end_byte)
+    return None

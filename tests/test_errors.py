@@ -6,9 +6,11 @@ import textwrap
 
 import pytest
 
-from pragmadp.pipeline import transform
+from pragmadp.analysis import thread_count
+from pragmadp.cuda import frontend
+from pragmadp.pipeline import InternalError, transform
 from pragmadp.report.remarks import PdccError
-from pragmadp.source import SourceFile
+from pragmadp.source import SourceFile, Span
 
 KERNEL = "__global__ void child(int* x, int n) { if (threadIdx.x < n) x[threadIdx.x] = 1; }\n"
 
@@ -122,3 +124,57 @@ def test_two_pragmas_before_one_launch():
     remark = error_of(code).remark
     assert remark.rule.id == "PDCC201" and "two '#pragma dp' lines before one launch" in remark.message
     assert remark.location.line == 3
+
+
+# ---- internal errors: a bug in pdcc is a located PDCC900 error, never a traceback ----------------------------------
+
+def internal_error_of(code: str) -> InternalError:
+    with pytest.raises(InternalError) as caught:
+        transform(SourceFile("e.cu", code.encode()))
+    return caught.value
+
+
+def injected(*_args, **_kwargs):
+    raise TypeError("injected failure\nwith a second line")
+
+
+def test_an_exception_in_a_pass_is_an_internal_error_at_its_site(monkeypatch):
+    monkeypatch.setattr(thread_count, "analyse", injected)
+    error = internal_error_of(site("dp threshold(4)"))
+    remark = error.remark
+    assert isinstance(error, PdccError) and remark.rule.id == "PDCC900"
+    assert remark.message == "internal error in pass threshold at this site: TypeError: injected failure"
+    assert (remark.location.file, remark.location.line, remark.location.column) == ("e.cu", 4, 3)
+    assert remark.render_text().startswith("e.cu:4:3: error[PDCC900]: internal error in pass threshold")
+    assert "child<<<(n + 31) / 32, 32>>>(x, n);" in remark.render_text()
+    assert error.source.data == site("dp threshold(4)").encode()
+    assert "TypeError: injected failure" in error.details and "Traceback" in error.details
+
+
+def test_a_pass_may_name_itself_and_its_site_on_the_exception(monkeypatch):
+    code = site("dp threshold(4)")
+    launch = code.index("child<<<(n")
+
+    def failing_pass(*_args, **_kwargs):
+        exc = KeyError("record")
+        exc.pass_name, exc.span = "aggregate", Span(launch, launch + 5)
+        raise exc
+
+    monkeypatch.setattr(thread_count, "analyse", failing_pass)
+    remark = internal_error_of(code).remark
+    assert remark.message == "internal error in pass aggregate at this site: KeyError: 'record'"
+    assert (remark.location.line, remark.location.column, remark.caret_length) == (4, 3, 5)
+
+
+def test_an_exception_outside_any_site_is_located_at_the_file(monkeypatch):
+    def no_parser():
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(frontend, "_parser", no_parser)
+    remark = internal_error_of(site("dp threshold(4)")).remark
+    assert remark.render_text() == ("e.cu:1:1: error[PDCC900]: internal error in pass frontend on this file: "
+                                    "RecursionError: maximum recursion depth exceeded")
+
+
+def test_errors_in_the_input_stay_what_they_are():
+    assert not isinstance(error_of(site("dp treshold(4)")), InternalError)

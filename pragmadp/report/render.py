@@ -45,20 +45,39 @@ def _new_file_mode() -> int:
     return 0o666 & ~umask
 
 
-def write_report(path: str, remarks: Sequence[Remark], tool_version: str, root_dir: str) -> None:
-    """Render first, then write a temp file beside `path` and rename it over, so a failure at any
-    point leaves an existing report untouched. Raises ValueError for an unknown extension."""
-    text = _renderer_for(path)(remarks, tool_version, root_dir)
+def check_report_path(path: str) -> None:
+    """Raises ValueError, before anything is compiled, when `path` cannot take a report: an unknown
+    extension, a directory, or a folder that does not exist or cannot be written."""
+    _renderer_for(path)
+    if os.path.isdir(path):
+        raise ValueError(f"'{path}' is a directory")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ValueError(f"directory '{os.path.dirname(path) or '.'}' does not exist")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ValueError(f"directory '{os.path.dirname(path) or '.'}' is not writable")
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Writes a temp file beside `path` and renames it over, so a failure at any point (a full disk)
+    leaves an existing file untouched; the file keeps the mode it had, or gets open()'s default."""
     try:
         mode = os.stat(path).st_mode & 0o7777
     except FileNotFoundError:
         mode = _new_file_mode()
-    fd, temp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".pdcc-report-")
+    fd, temp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".pdcc-")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         os.chmod(temp, mode)
         os.replace(temp, path)
     except BaseException:
         os.unlink(temp)
         raise
+
+
+def write_report(path: str, remarks: Sequence[Remark], tool_version: str, root_dir: str) -> None:
+    """Render first, then write atomically, so a failure at any point leaves an existing report
+    untouched. Raises ValueError for an unknown extension, OSError when the file cannot be written."""
+    text = _renderer_for(path)(remarks, tool_version, root_dir)
+    write_atomically(path, text.encode("utf-8"))
