@@ -9,10 +9,15 @@ line (the way Cython's --line-directives does it).
 from __future__ import annotations
 
 import bisect
+import functools
+import re
 from dataclasses import dataclass, field
 
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Location, PdccError, Remark
+
+
+_NEWLINE = re.compile(b"\n")
 
 
 @dataclass(frozen=True)
@@ -30,7 +35,11 @@ class SourceFile:
         self.path = path
         self.display_path = display_path or path
         self.data = data
-        self._line_starts = [0] + [i + 1 for i, b in enumerate(data) if b == 0x0A]
+
+    @functools.cached_property
+    def _line_starts(self) -> list[int]:
+        """Offsets of the line starts, built on first use (a file pdcc leaves alone never needs it)."""
+        return [0, *(match.end() for match in _NEWLINE.finditer(self.data))]
 
     @classmethod
     def read(cls, path: str, display_path: str | None = None) -> "SourceFile":
@@ -198,13 +207,20 @@ class EditBuffer:
 
     def __init__(self, source: SourceFile):
         self.source = source
-        self.edits: list[Edit] = []
+        self.edits: list[Edit] = []   # in source order; insertions at one offset in the order they came
+        self._keys: list[tuple[int, int]] = []
 
     def replace(self, start: int, end: int, replacement: Rope) -> None:
-        for edit in self.edits:
+        # The edits do not overlap, so sorted by start their ends never decrease: of the edits that start
+        # before `end`, the last one reaches furthest, and it alone can overlap [start, end).
+        before = bisect.bisect_left(self._keys, (end, -1)) - 1
+        if before >= 0:
+            edit = self.edits[before]
             if start < edit.end and edit.start < end:
                 raise ValueError(f"overlapping edits at bytes {start}-{end} and {edit.start}-{edit.end}")
-        self.edits.append(Edit(start, end, replacement))
+        index = bisect.bisect_right(self._keys, (start, end))
+        self._keys.insert(index, (start, end))
+        self.edits.insert(index, Edit(start, end, replacement))
 
     def insert(self, offset: int, replacement: Rope) -> None:
         self.replace(offset, offset, replacement)
@@ -213,7 +229,7 @@ class EditBuffer:
         """The whole edited file as one rope, edits in source order (insertions keep their order)."""
         rope = Rope(self.source)
         position = 0
-        for edit in sorted(self.edits, key=lambda e: (e.start, e.end)):
+        for edit in self.edits:
             rope.copy(position, edit.start)
             rope.extend(edit.replacement)
             position = edit.end

@@ -40,9 +40,15 @@ class Obstacle:
 _BUILTINS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
 
 
-def obstacles(unit: Unit, child: Function):
-    """Every reason `child` cannot be serialised, in source order (callees where they are called)."""
-    return _search(unit, child, child, set(), _builtin_macros(unit))
+def obstacles(unit: Unit, child: Function) -> tuple[Obstacle, ...]:
+    """Every reason `child` cannot be serialised, in source order (callees where they are called);
+    computed once per child."""
+    return unit.analysis(_obstacles, child.node)
+
+
+def _obstacles(unit: Unit, child_node: Node) -> tuple[Obstacle, ...]:
+    child = unit.function_of(child_node)
+    return tuple(_search(unit, child, child, set(), unit.analysis(_builtin_macros)))
 
 
 def _builtin_macros(unit: Unit) -> set[str]:

@@ -10,11 +10,16 @@ from __future__ import annotations
 from pragmadp.cuda.frontend import Node, Unit, kernel_call_syntax, walk
 
 
-def assigned_names(unit: Unit, body: Node, after: int = 0) -> set[str]:
+def assigned_names(unit: Unit, body: Node, after: int = 0) -> frozenset[str]:
     """Names that `body` (from byte `after` on) assigns, increments, takes the address of, binds to a
     reference, passes to a function (which may take them by reference), or declares again (shadowing).
     Before `after`, what makes an alias still counts (`&x`, `T& r = x`, a lambda capturing by reference):
-    a write through it may come later. Writes to memory through other pointers are not tracked."""
+    a write through it may come later. Writes to memory through other pointers are not tracked.
+    Computed once per body and point."""
+    return unit.analysis(_assigned_names, body, after)
+
+
+def _assigned_names(unit: Unit, body: Node, after: int) -> frozenset[str]:
     names = set()
     for node in walk(body):
         if node.start_byte < after and not (_makes_alias(unit, node) or _in_lambda_capturing_by_reference(unit, node)):
@@ -39,7 +44,7 @@ def assigned_names(unit: Unit, body: Node, after: int = 0) -> set[str]:
                          if d.type != "init_declarator" for n in walk(d) if n.type == "identifier")
         if target is not None:
             names.update(unit.text(n) for n in walk(target) if n.type == "identifier")
-    return names
+    return frozenset(names)
 
 
 def _makes_alias(unit: Unit, node: Node) -> bool:

@@ -100,9 +100,39 @@ class Unit:
     sites: list[Site] = field(default_factory=list)
     pdcc_pragmas: list[Node] = field(default_factory=list)   # every dp/meld pragma node, bound or not
     meld_sites: list[tuple[Directive, Node, Node]] = field(default_factory=list)
+    # Indexes and cached analyses, so that no question about one site walks the whole file again.
+    _by_name: dict[str, list[Function]] = field(default_factory=dict, repr=False)
+    _by_node: dict[Node, Function] = field(default_factory=dict, repr=False)
+    _launch_of: dict[Node, Launch] = field(default_factory=dict, repr=False)
+    _analyses: dict[tuple, object] = field(default_factory=dict, repr=False)
+
+    def add_function(self, function: Function) -> None:
+        self.functions.append(function)
+        self._by_name.setdefault(function.name, []).append(function)
+        self._by_node[function.node] = function
+
+    def add_launch(self, launch: Launch) -> None:
+        self.launches.append(launch)
+        self._launch_of[launch.statement] = launch
 
     def definitions(self, name: str) -> list[Function]:
-        return [f for f in self.functions if f.name == name]
+        return list(self._by_name.get(name, ()))
+
+    def function_of(self, node: Node) -> Function | None:
+        """The Function of a function_definition node."""
+        return self._by_node.get(node)
+
+    def launch_of(self, statement: Node) -> Launch | None:
+        """The launch a statement makes, if it is one."""
+        return self._launch_of.get(statement)
+
+    def analysis(self, provider, *arguments):
+        """`provider(unit, *arguments)`, computed once per unit and arguments (nodes are keys): an analysis
+        is asked for wherever it is needed and never recomputed, so each site costs what it touches."""
+        key = (provider, *arguments)
+        if key not in self._analyses:
+            self._analyses[key] = provider(self, *arguments)
+        return self._analyses[key]
 
     def text(self, node: Node) -> str:
         return self.source.data[node.start_byte:node.end_byte].decode("utf-8")
@@ -117,11 +147,11 @@ def parse(source: SourceFile) -> Unit:
     unit = Unit(source, tree)
     for node in walk(tree.root_node):
         if node.type == "function_definition":
-            unit.functions.append(_function(unit, node))
+            unit.add_function(_function(unit, node))
         elif node.type == "call_expression" and kernel_call_syntax(node) is not None:
             launch = _launch(unit, node)
             if launch is not None:
-                unit.launches.append(launch)
+                unit.add_launch(launch)
     for node in walk(tree.root_node):
         if node.type == "preproc_call" and _is_pdcc_pragma(unit, node):
             unit.pdcc_pragmas.append(node)
@@ -212,7 +242,7 @@ def enclosing_function(unit: Unit, node: Node) -> Function | None:
         parent = parent.parent
     if parent is None:
         return None
-    return next((f for f in unit.functions if f.node == parent), None) or _function(unit, parent)
+    return unit.function_of(parent) or _function(unit, parent)
 
 
 def _launch(unit: Unit, call: Node) -> Launch | None:
@@ -257,7 +287,7 @@ def _bind(unit: Unit, pragma: Node) -> None:
                                     unit.span(statement) if statement is not None else pragma_span(pragma))
         unit.meld_sites.append((directive, pragma, statement))
         return
-    launch = next((l for l in unit.launches if l.statement == statement), None)
+    launch = unit.launch_of(statement) if statement is not None else None
     if launch is None and statement is not None and statement.type == "preproc_call" and _is_pdcc_pragma(unit, statement):
         raise unit.source.error(rules.NOT_A_LAUNCH, "two '#pragma dp' lines before one launch; put all the clauses "
                                 "in one pragma", pragma_span(pragma), "e.g. '#pragma dp threshold(64) coarsen(2)'")
