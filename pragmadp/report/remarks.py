@@ -20,11 +20,21 @@ class Kind(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Rule:
-    """A stable rule id (kept across releases so SARIF baselines and CI filters keep working)."""
+    """A stable rule id (kept across releases so SARIF baselines and CI filters keep working).
+
+    `message` is the remark's text as a format string over its named arguments (LLVM's `ore::NV`): a
+    remark of a rule with a message is always rendered from its arguments, so the text a person reads and
+    the data a tool reads cannot disagree.
+    """
 
     id: str
     name: str
     summary: str
+    message: str = ""
+
+    def render(self, args: dict[str, Any]) -> str:
+        """The message with every argument in place (a missing one is a bug in pdcc: KeyError)."""
+        return self.message.format_map(args)
 
 
 @dataclass(frozen=True)

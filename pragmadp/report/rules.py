@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pragmadp.report.remarks import Rule
 
+_WHY_NOT = "{reason}{outcome}"  # what stops a pass at a child, then what happens to the launch
+
 # --- errors in the pragma language (PDCC1xx) -------------------------------------------------
 PRAGMA_SYNTAX = Rule("PDCC100", "pragma-syntax", "The pragma text does not follow the pragma grammar.")
 UNKNOWN_CLAUSE = Rule("PDCC101", "unknown-clause", "The pragma names a clause that does not exist.")
@@ -31,35 +33,42 @@ OUTPUT_FAILED = Rule("PDCC304", "output-failed", "A file pdcc writes (emitted so
 
 # --- threshold pass (PDCC5xx) ----------------------------------------------------------------
 THRESHOLD_APPLIED = Rule("PDCC500", "threshold-applied",
-                         "Launch guarded by a thread-count threshold with a serial fallback in the parent thread.")
+                         "Launch guarded by a thread-count threshold with a serial fallback in the parent thread.",
+                         "launch of '{child}' runs serially in the parent thread below {macro} (= {default}) child threads")
 THREAD_COUNT = Rule("PDCC501", "thread-count",
-                    "How the number of child threads was derived from the launch configuration.")
-CHILD_BARRIER = Rule("PDCC510", "child-uses-barrier", "The child synchronises its threads; it cannot run serially.")
-CHILD_SHARED = Rule("PDCC511", "child-uses-shared-memory", "The child uses shared memory; it cannot run serially.")
-CHILD_WARP = Rule("PDCC512", "child-uses-warp-intrinsic", "The child uses warp-level intrinsics; it cannot run serially.")
+                    "How the number of child threads was derived from the launch configuration.",
+                    "child-thread count {thread_count} from {derivation}")
+CHILD_BARRIER = Rule("PDCC510", "child-uses-barrier", "The child synchronises its threads; it cannot run serially.", _WHY_NOT)
+CHILD_SHARED = Rule("PDCC511", "child-uses-shared-memory", "The child uses shared memory; it cannot run serially.", _WHY_NOT)
+CHILD_WARP = Rule("PDCC512", "child-uses-warp-intrinsic", "The child uses warp-level intrinsics; it cannot run serially.", _WHY_NOT)
 CHILD_COOPERATIVE = Rule("PDCC513", "child-uses-cooperative-groups",
-                         "The child uses cooperative groups; it cannot run serially.")
-CHILD_RECURSIVE = Rule("PDCC514", "child-launches-itself", "The child launches itself; serialising it could recurse without bound.")
+                         "The child uses cooperative groups; it cannot run serially.", _WHY_NOT)
+CHILD_RECURSIVE = Rule("PDCC514", "child-launches-itself", "The child launches itself; serialising it could recurse without bound.", _WHY_NOT)
 CHILD_LAUNCHES = Rule("PDCC522", "child-launches-kernels",
                       "The child launches kernels itself; pdcc's serial, coarsened and aggregated copies of its body "
-                      "would hold those launches without their pragmas and checks.")
+                      "would hold those launches without their pragmas and checks.", _WHY_NOT)
 CHILD_UNKNOWN = Rule("PDCC515", "child-not-found",
-                     "The launched kernel is not defined in this file, so pdcc cannot build its serial version.")
-CHILD_ASM = Rule("PDCC516", "child-uses-inline-asm", "The child contains inline assembly pdcc cannot reason about.")
+                     "The launched kernel is not defined in this file, so pdcc cannot build its serial version.", _WHY_NOT)
+CHILD_ASM = Rule("PDCC516", "child-uses-inline-asm", "The child contains inline assembly pdcc cannot reason about.", _WHY_NOT)
 CHILD_HIDDEN_BUILTINS = Rule("PDCC518", "child-builtins-hidden",
                              "The child reads thread or block indices through a helper function, macro or lambda "
-                             "that pdcc does not rewrite.")
+                             "that pdcc does not rewrite.", _WHY_NOT)
 STREAM_ORDER = Rule("PDCC519", "launch-into-a-stream",
-                    "The launch names a stream; running the child serially at once would break that stream's order.")
+                    "The launch names a stream; running the child serially at once would break that stream's order.",
+                    "the launch goes into stream '{stream}' (a tail launch or an ordered stream); running '{child}' "
+                    "serially right away would break that order, so it is not thresholded")
 EARLIER_LAUNCH = Rule("PDCC520", "serial-path-after-earlier-launch",
-                      "An earlier launch of the parent may still run when this child's work runs serially.")
+                      "An earlier launch of the parent may still run when this child's work runs serially.",
+                      "the launch at line {earlier_line} goes into the same stream: a launched '{child}' waits for it, "
+                      "the serial path below the threshold does not; make sure the two do not share data")
 # PDCC521 (device launch in a loop beside the serial path) is retired: the hang it warned of is fixed.
 CHILD_UNSUPPORTED = Rule("PDCC517", "child-signature-unsupported",
-                         "The child's parameter list has a form pdcc cannot forward to a serial version.")
+                         "The child's parameter list has a form pdcc cannot forward to a serial version.", _WHY_NOT)
 
 # --- coarsen pass (PDCC55x) --------------------------------------------------------------------
 COARSEN_APPLIED = Rule("PDCC550", "coarsen-applied",
-                       "Child launched with fewer blocks, each doing the work of several original blocks.")
+                       "Child launched with fewer blocks, each doing the work of several original blocks.",
+                       "'{child}' coarsened: each block runs {macro} (= {default}) original blocks")
 
 # --- aggregate pass (PDCC56x) -------------------------------------------------------------------
 AGGREGATE_APPLIED = Rule("PDCC560", "aggregate-applied",
@@ -68,13 +77,23 @@ AGGREGATE_STORAGE = Rule("PDCC561", "aggregate-storage", "Device memory reserved
 
 # --- clauses whose transformation does not exist yet (PDCC6xx) -------------------------------
 CLAUSE_NOT_SUPPORTED = Rule("PDCC600", "clause-not-supported-yet",
-                            "The clause parses but its transformation is not implemented yet; the launch is left as written.")
+                            "The clause parses but its transformation is not implemented yet; the launch is left as written.",
+                            "{construct} is not supported yet; {outcome}")
 PRAGMA_NOT_READ = Rule("PDCC602", "pragma-not-read",
                        "A pdcc pragma pdcc cannot see: written as _Pragma (or through a macro), or in an included header.")
 SITE_OPTED_OUT = Rule("PDCC601", "site-opted-out", "'#pragma dp off' keeps --auto away from this launch.")
 
+LAUNCH_BOUNDS = Rule("PDCC530", "launch-bounds-added",
+                     "A kernel pdcc rewrites or writes is bounded to the block size the original allowed, so the "
+                     "registers fixed at device link still fit its largest block.",
+                     "'{kernel}' is compiled for blocks of up to {threads} threads (__launch_bounds__({threads})){why}")
+
 # --- the build (PDCC7xx) ---------------------------------------------------------------------
 RDC_ADDED = Rule("PDCC700", "rdc-added",
                  "The result launches kernels from the device; -rdc=true (and -lcudadevrt when linking) was added.")
+
+# --- pdcc itself (PDCC9xx) ----------------------------------------------------------------------
+INTERNAL_ERROR = Rule("PDCC900", "internal-error",
+                      "pdcc failed on this input: a bug in pdcc. A reproducer is written for the report.")
 
 ALL_RULES = [value for value in list(globals().values()) if isinstance(value, Rule)]

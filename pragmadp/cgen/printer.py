@@ -1,0 +1,167 @@
+"""The one printer of pdcc's IR: statements and definitions into the rope, expressions through a
+CGenerator that knows CUDA's `<<<...>>>` and the user's own text.
+
+Style: two spaces per level, the brace on the statement's line (`if (c) {`), a function's brace on a line
+of its own, a loop directly inside a loop at the same indentation (a loop nest). Comments that the IR
+carries follow the code on its line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pycparser import c_ast, c_generator
+
+from pragmadp import ir
+from pragmadp.source import Rope
+
+GENERATED_MARK = "// pdcc: generated"
+
+
+class CudaGenerator(c_generator.CGenerator):
+    """pycparser's C printer plus the CUDA and C++ pieces pdcc writes."""
+
+    def visit_KernelCall(self, n: ir.KernelCall) -> str:
+        config = ", ".join(self._visit_expr(e) for e in n.config)
+        return f"{n.kernel}<<<{config}>>>({', '.join(self._visit_expr(a) for a in n.args)})"
+
+    def visit_Verbatim(self, n: ir.Verbatim) -> str:
+        return n.text
+
+    def visit_Cast(self, n: c_ast.Cast) -> str:
+        return "(" + self._generate_type(n.to_type, emit_declname=False) + ")" + self._operand(n.expr, _UNARY)
+
+    def visit_BinaryOp(self, n: c_ast.BinaryOp) -> str:
+        """Parentheses only where C's precedence needs them (left-associative operators)."""
+        precedence = _PRECEDENCE[n.op]
+        return f"{self._operand(n.left, precedence)} {n.op} {self._operand(n.right, precedence + 1)}"
+
+    def _operand(self, node: c_ast.Node, weakest: int) -> str:
+        """An operand, in parentheses when it binds more loosely than `weakest` allows."""
+        text = self.visit(node)
+        if isinstance(node, c_ast.BinaryOp):
+            loose = _PRECEDENCE[node.op] < weakest
+        elif isinstance(node, ir.Verbatim):
+            loose = not _SIMPLE_TEXT.match(text) and not _parenthesised(text)
+        else:
+            loose = isinstance(node, (c_ast.TernaryOp, c_ast.Assignment))
+        return f"({text})" if loose else text
+
+
+_PRECEDENCE = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, "<=": 7, ">": 7, ">=": 7,
+               "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
+_UNARY = 11
+_SIMPLE_TEXT = re.compile(r"^[\w.]+$")
+
+
+def _parenthesised(text: str) -> bool:
+    """`(a + b)`: one pair of parentheses around the whole text (not `(a) + (b)`)."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth = 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and index < len(text) - 1:
+            return False
+    return True
+
+
+_GENERATOR = CudaGenerator()
+
+
+def expression(node: ir.Expr) -> str:
+    """C text of an expression tree (parenthesised where precedence needs it)."""
+    return _GENERATOR.visit(node)
+
+
+def _trailing(comment: str) -> str:
+    return f" // {comment}" if comment else ""
+
+
+def statement_lines(node: ir.Stmt, indent: str = "") -> list[str]:
+    """The statement as lines of text (without newlines), each starting with `indent`."""
+    inner = indent + "  "
+    if isinstance(node, ir.Comment):
+        return [f"{indent}// {node.text}"]
+    if isinstance(node, ir.Declaration):
+        init = f" = {expression(node.init)}" if node.init is not None else ""
+        declared = f"{node.type} {node.name}" if node.type else node.name
+        return [f"{indent}{declared}{init};{_trailing(node.comment)}"]
+    if isinstance(node, ir.ExprStmt) and isinstance(node.expr, ir.KernelCall):  # pdcc marks its launches
+        return [f"{indent}{expression(node.expr)}; {GENERATED_MARK}"]
+    if isinstance(node, ir.ExprStmt):
+        return [f"{indent}{expression(node.expr)};{_trailing(node.comment)}"]
+    if isinstance(node, ir.Return):
+        return [f"{indent}return{' ' + expression(node.value) if node.value is not None else ''};"]
+    if isinstance(node, ir.Sequence):
+        return [line for item in node.items for line in statement_lines(item, indent)]
+    if isinstance(node, ir.Block):
+        return [f"{indent}{{{_trailing(node.comment)}", *_items(node, inner), f"{indent}}}"]
+    if isinstance(node, ir.If):
+        head = f"{indent}if ({expression(node.cond)})"
+        if node.orelse is None and not node.comment and isinstance(node.then, (ir.ExprStmt, ir.Return)) \
+                and not getattr(node.then, "comment", ""):
+            return [f"{head} {statement_lines(node.then)[0]}"]  # `if (c) f();`
+        lines = _attached(head, node.then, indent, node.comment)
+        if node.orelse is not None:
+            if isinstance(node.then, ir.Block):
+                lines[-1] += " else"
+            else:
+                lines.append(f"{indent}else")
+            lines = lines[:-1] + _attached(lines[-1], node.orelse, indent, "")
+        return lines
+    if isinstance(node, ir.For):
+        parts = [expression(node.init) if node.init is not None else "",
+                 " " + expression(node.cond) if node.cond is not None else "",
+                 " " + expression(node.step) if node.step is not None else ""]
+        head = f"{indent}for ({';'.join(parts)})"
+        if isinstance(node.body, ir.For) and not node.comment:  # a loop nest: one level of indentation
+            return [head, *statement_lines(node.body, indent)]
+        return _attached(head, node.body, indent, node.comment)
+    if isinstance(node, ir.Verbatim):
+        return [indent + node.text]
+    raise TypeError(f"cannot print {type(node).__name__}")  # an ir.Launch is expanded by transforms.safety
+
+
+def _items(block: ir.Block, indent: str) -> list[str]:
+    return [line for item in block.items for line in statement_lines(item, indent)]
+
+
+def _attached(head: str, body: ir.Stmt, indent: str, comment: str) -> list[str]:
+    """`head {` ... `}` for a block, else `head` and the statement one level in."""
+    if isinstance(body, ir.Block):
+        return [f"{head} {{{_trailing(comment or body.comment)}", *_items(body, indent + "  "), f"{indent}}}"]
+    return [head + _trailing(comment), *statement_lines(body, indent + "  ")]
+
+
+def text(node: ir.Stmt, indent: str = "") -> str:
+    return "".join(line + "\n" for line in statement_lines(node, indent))
+
+
+def definition(node: ir.Definition, rope: Rope, line: int) -> Rope:
+    """Writes a namespace-scope definition into `rope`; generated lines map to the source's `line`.
+
+    A function whose body is the user's text (the outlined child) is written so that the copied body
+    follows its head without a `#line` directive, keeping the user's line numbers inside it.
+    """
+    if isinstance(node, (ir.Knob, ir.Prototype)):
+        return rope.write(prelude(node), line)
+    comment = f"\n// pdcc: {node.comment}\n" if node.comment else "\n"
+    template = node.template + "\n" if node.template else ""
+    if isinstance(node, ir.Struct):
+        fields = "".join(f"  {field};\n" for field in node.fields)
+        return rope.write(f"{comment}{template}struct {node.name} {{\n{fields}}};\n", line)
+    signature = f"{node.qualifiers} void {node.name}({', '.join(node.parameters)})"
+    if isinstance(node.body, ir.Verbatim):
+        body = node.body
+        body_line = rope.source.line_of(body.span.start)
+        rope.write_before(comment + template, body_line).write(signature + " ", body_line)
+        return rope.copy_edited(body.span.start, body.span.end, list(body.renames))
+    return rope.write(comment + template + signature + "\n" + text(node.body), line)
+
+
+def prelude(node: ir.Knob | ir.Prototype) -> str:
+    """What goes just before a function: a knob's default, or a prototype of what it calls."""
+    if isinstance(node, ir.Knob):
+        return f"#ifndef {node.macro}\n#define {node.macro} {node.default}\n#endif\n"
+    return node.function.prototype() + "\n"

@@ -1,0 +1,220 @@
+"""The typed model of the device code pdcc reads and writes.
+
+Statements are frozen nodes; expressions are pycparser `c_ast` trees, extended with the two things C
+lacks (`KernelCall`, a `<<<...>>>` launch, and `Verbatim`, the user's own text). A `Verbatim` leaf carries
+a span of the user's file byte-exact: printed as a statement it is copied with its `#line`, printed in an
+expression it is the text of the span (with the renames the pass asked for). Passes build and rewrite these
+nodes; `cgen.printer` alone turns them into text, so no pass pastes C++ strings into the user's file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from pragmadp.source import Span
+
+
+class Verbatim(c_ast.Node):
+    """The user's text of `span`, with (start, end, text) renames spliced in (built-ins -> parameters).
+    In an expression the span may be None: user text pdcc has rewritten (a default argument written with
+    the launch's template arguments)."""
+
+    __slots__ = ("span", "text", "renames", "coord", "__weakref__")
+    attr_names = ("text",)
+
+    def __init__(self, span: Span | None, text: str, renames: tuple[tuple[int, int, str], ...] = ()):
+        self.span, self.text, self.renames, self.coord = span, text, renames, None
+
+    def children(self):
+        return ()
+
+
+class KernelCall(c_ast.Node):
+    """`kernel<<<grid, block[, smem[, stream]]>>>(args)`: `kernel` a name (templates and scopes included)."""
+
+    __slots__ = ("kernel", "config", "args", "coord", "__weakref__")
+    attr_names = ("kernel",)
+
+    def __init__(self, kernel: str, config: list[c_ast.Node], args: list[c_ast.Node]):
+        self.kernel, self.config, self.args, self.coord = kernel, config, args, None
+
+    def children(self):
+        return tuple((f"config[{i}]", n) for i, n in enumerate(self.config)) + \
+            tuple((f"args[{i}]", n) for i, n in enumerate(self.args))
+
+
+Expr = c_ast.Node
+
+
+def name(identifier: str) -> c_ast.ID:
+    return c_ast.ID(identifier)
+
+
+def call(function: str, *arguments: Expr) -> c_ast.FuncCall:
+    return c_ast.FuncCall(c_ast.ID(function), c_ast.ExprList(list(arguments)) if arguments else None)
+
+
+# --- statements ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Comment:
+    text: str
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """`type name = init;` with the type as written (`const dim3`, `const auto`, a record type); a
+    declarator that wraps its name (`float (*f)(int)`) is the whole `name`, with an empty `type`."""
+
+    type: str
+    name: str
+    init: Expr | None = None
+    comment: str = ""
+
+
+@dataclass(frozen=True)
+class ExprStmt:
+    expr: Expr
+    comment: str = ""
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A device-side launch that must not lose work: if it fails, `fallback` does the work (the child's
+    serial version), or, without one, the launch is retried until it goes through. `transforms.safety`
+    expands it into the launch, its check and the fallback before printing."""
+
+    call: KernelCall
+    fallback: Stmt | None = None
+
+    @property
+    def kernel(self) -> str:
+        return self.call.kernel
+
+
+@dataclass(frozen=True)
+class Block:
+    """`{ ... }`; `comment` follows the brace (a site's summary)."""
+
+    items: tuple[Stmt, ...]
+    comment: str = ""
+
+
+@dataclass(frozen=True)
+class Sequence:
+    """Statements without braces, tagged so a later pass can find what an earlier one wrote."""
+
+    items: tuple[Stmt, ...]
+    tag: str = ""
+
+
+@dataclass(frozen=True)
+class If:
+    cond: Expr
+    then: Stmt
+    orelse: Stmt | None = None
+    comment: str = ""
+
+
+@dataclass(frozen=True)
+class For:
+    """`for (init; cond; step) body`; a loop directly inside a loop prints as a flat nest."""
+
+    init: c_ast.Node | None
+    cond: Expr | None
+    step: Expr | None
+    body: Stmt
+    comment: str = ""
+
+
+@dataclass(frozen=True)
+class Return:
+    value: Expr | None = None
+
+
+Stmt = Comment | Declaration | ExprStmt | Launch | Block | Sequence | If | For | Return | Verbatim
+
+
+# --- definitions at namespace scope -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Parameter:
+    declaration: str   # the declaration without a default value, named
+    name: str          # what a call passes on (`args...` for a pack)
+    default: str | None = None
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function pdcc writes: `template`, qualifiers (`static __device__`), the name, parameters, body."""
+
+    qualifiers: str
+    name: str
+    parameters: tuple[str, ...]
+    body: Block | Verbatim
+    template: str = ""        # `template <...>` or ""
+    comment: str = ""         # what it is, on the line above
+
+    def prototype(self) -> str:
+        template = self.template + "\n" if self.template else ""
+        return f"{template}{self.qualifiers} void {self.name}({', '.join(self.parameters)});"
+
+
+@dataclass(frozen=True)
+class Struct:
+    name: str
+    fields: tuple[str, ...]
+    template: str = ""
+    comment: str = ""
+
+
+@dataclass(frozen=True)
+class Knob:
+    """A tunable value of a site: a macro the user (or `pdcc tune`) sets with -D, its default and domain."""
+
+    macro: str
+    default: str
+    kind: str                 # threshold, coarsen, granularity, agg_threshold, records, records_per_thread, pool_bytes
+    domain: tuple[int, int]   # the values that make sense, inclusive
+
+    def to_dict(self) -> dict:
+        return {"macro": self.macro, "default": self.default, "kind": self.kind,
+                "min": self.domain[0], "max": self.domain[1]}
+
+
+@dataclass(frozen=True)
+class Prototype:
+    """The declaration of a function pdcc defines later in the file than its first use."""
+
+    function: Function
+
+
+Definition = Function | Struct | Knob | Prototype
+
+
+# --- rewriting ----------------------------------------------------------------------------------------
+
+def transform(node: Stmt, visit: Callable[[Stmt], Stmt | None]) -> Stmt:
+    """The tree with `visit` applied bottom-up to every statement (None keeps the statement)."""
+    if isinstance(node, (Block, Sequence)):
+        node = dataclasses.replace(node, items=tuple(transform(item, visit) for item in node.items))
+    elif isinstance(node, If):
+        node = dataclasses.replace(node, then=transform(node.then, visit),
+                                   orelse=transform(node.orelse, visit) if node.orelse is not None else None)
+    elif isinstance(node, For):
+        node = dataclasses.replace(node, body=transform(node.body, visit))
+    elif isinstance(node, Launch) and node.fallback is not None:
+        node = dataclasses.replace(node, fallback=transform(node.fallback, visit))
+    replaced = visit(node)
+    return node if replaced is None else replaced
+
+
+def find(node: Stmt, predicate: Callable[[Stmt], bool]) -> list[Stmt]:
+    """Every statement of the tree that satisfies `predicate`, in order."""
+    found: list[Stmt] = []
+    transform(node, lambda n: found.append(n) if predicate(n) else None)
+    return found

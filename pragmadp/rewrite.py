@@ -1,0 +1,173 @@
+"""The transform step of the pipeline: every site through its passes, then the edits of the file.
+
+For each site the driver finds the launched kernel (`transforms.child`), builds the site's starting IR
+(`transforms.site`), and runs the passes whose clause the site has, in the order of `PASSES`: each one
+plans on the IR the previous ones left (`transforms.base`). A site that some pass changed gets launch
+safety (`site.safe`) and is printed in place of the launch; the definitions the passes asked for, and
+their knobs, are printed where the context placed them. Clauses without a pass get a missed remark.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from pragmadp import ir
+from pragmadp.cgen import printer
+from pragmadp.cuda import pragmas  # noqa (moved by the front end)
+from pragmadp.cuda.frontend import Site, Unit
+from pragmadp.report import rules
+from pragmadp.report.remarks import Kind, Remark
+from pragmadp.source import EditBuffer, Generated, Rope, Span
+from pragmadp.transforms import child as children
+from pragmadp.transforms import coarsen_pass as coarsen
+from pragmadp.transforms import site as sites
+from pragmadp.transforms import threshold_pass as threshold
+from pragmadp.transforms.base import Applied, Context, SitePlan
+
+PASSES = (threshold, coarsen)
+
+
+@dataclass
+class Rewritten:
+    """What the passes made of one file."""
+
+    text: str
+    remarks: list[Remark] = field(default_factory=list)
+    knobs: list[ir.Knob] = field(default_factory=list)
+    uses_device_launches: bool = False
+
+
+def rewrite(unit: Unit) -> Rewritten:
+    """Runs the passes over every site of the unit and comments out the pdcc pragmas it consumed."""
+    context = Context(unit)
+    edits = EditBuffer(unit.source)
+    result = Rewritten("", uses_device_launches=any(launch.on_device for launch in unit.launches))
+    rewritten_parents = {}
+    for site in unit.sites:
+        context.site = site
+        replacement = _site(context, site, result)
+        if replacement is not None:
+            _replace_statement(edits, site, replacement)
+            rewritten_parents.setdefault(site.launch.enclosing.node, site)
+    context.site, context.pass_name = None, ""
+    for site in rewritten_parents.values():
+        _bound(context, edits, site, result)
+    for placed in context.placed.values():
+        edits.insert(placed.offset, _placed_rope(unit, placed))
+    for pragma in unit.pdcc_pragmas:
+        _comment_out(edits, unit, pragma)
+    result.remarks += pragmas.unread(unit)
+    for _directive, _pragma, statement in unit.meld_sites:
+        context.pass_name = "meld"
+        result.remarks.append(context.remark(Kind.MISSED, rules.CLAUSE_NOT_SUPPORTED,
+                                             Span(statement.start_byte, statement.start_byte + 2),
+                                             construct="'#pragma meld'", outcome="the if/else is left as written"))
+    result.text = edits.render()
+    return result
+
+
+def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:
+    """The statement that replaces the site's launch, or None when no pass applies."""
+    directive = site.directive
+    served = tuple(p.CLAUSE for p in PASSES)
+    for clause in directive.clauses:
+        if not isinstance(clause, served) and clause.name not in _SETTINGS:
+            context.pass_name = clause.name
+            result.remarks.append(context.remark(Kind.MISSED, rules.CLAUSE_NOT_SUPPORTED, clause.span,
+                                                 construct=f"clause '{clause.name}'", clause=clause.name,
+                                                 outcome="the launch is left as written for it"))
+    passes = [p for p in PASSES if directive.clause(p.CLAUSE) is not None]
+    if not passes:
+        return None
+    context.pass_name = passes[0].NAME
+    found = children.find(context, site)
+    if isinstance(found, children.NotFound):
+        result.remarks.append(context.remark(Kind.MISSED, found.rule, directive.clause(passes[0].CLAUSE).span,
+                                             child=site.launch.kernel_name, reason=found.reason,
+                                             outcome="; the launch is left as written"))
+        return None
+    base = sites.base(context, site, found.parameters, typed=not found.template)
+    plan = SitePlan(site, found, base.code, base.arguments)
+    for pass_ in passes:
+        context.pass_name = pass_.NAME
+        outcome = pass_.plan(plan, context)
+        result.remarks += outcome.remarks
+        if isinstance(outcome, Applied):
+            plan.code = outcome.code
+            plan.applied.append(outcome.summary)
+            result.knobs += outcome.knobs
+    if not plan.applied:
+        return None
+    code = plan.code
+    if found.runs_serially:  # a failed launch runs the child here rather than waiting for the pool
+        serial = threshold.serial_call(context, plan)
+        code = ir.transform(code, lambda n: dataclasses.replace(n, fallback=serial)
+                            if isinstance(n, ir.Launch) and n.fallback is None else None)
+    assert isinstance(code, ir.Block)
+    return dataclasses.replace(sites.safe(code), comment=f"pdcc: site {site.name}: {', '.join(plan.applied)}")
+
+
+def _bound(context: Context, edits: EditBuffer, site: Site, result: Rewritten) -> None:
+    """A rewritten kernel keeps launching with every block size it allowed: with -rdc=true its registers
+    are fixed at device link, where the serial path and the device runtime's calls can push it past the 64
+    a 1024-thread block allows (error 701 at launch). `__launch_bounds__(1024)` makes ptxas keep it within
+    them; a kernel with the user's own bounds keeps those."""
+    parent = site.launch.enclosing
+    if not parent.is_kernel or any(n.type == "launch_bounds" for n in parent.node.children):
+        return
+    declarator = parent.parameters.parent.child_by_field_name("declarator")
+    line = context.source.line_of(declarator.start_byte)
+    edits.insert(declarator.start_byte, Rope(context.source).write(f"__launch_bounds__({_MAX_THREADS}) ", line))
+    context.site, context.pass_name = site, "launch-bounds"
+    result.remarks.append(context.remark(Kind.ANALYSIS, rules.LAUNCH_BOUNDS, context.unit.span(declarator),
+                                         kernel=parent.name, threads=_MAX_THREADS,
+                                         why=": its registers are fixed at device link (-rdc=true), where the "
+                                             "serial path and the device runtime can raise them"))
+    context.site, context.pass_name = None, ""
+
+
+_MAX_THREADS = coarsen.MAX_THREADS
+_SETTINGS = ("agg_threshold", "buffer", "work")  # clauses that configure a pass rather than ask for one
+
+
+def _replace_statement(edits: EditBuffer, site: Site, code: ir.Stmt) -> None:
+    """Swaps the launch statement (whole lines when it has them to itself) for the generated block."""
+    source = site.launch.statement
+    data = edits.source.data
+    start, end = source.start_byte, source.end_byte
+    line_start = edits.source.line_start(start)
+    indent = data[line_start:start].decode()
+    if indent.strip() == "":
+        start = line_start
+    else:
+        indent = ""
+    newline = data.find(b"\n", end)
+    if newline >= 0 and data[end:newline].strip() == b"":
+        end = newline + 1
+    line = edits.source.line_of(source.start_byte)
+    edits.replace(start, end, Rope(edits.source).write(printer.text(code, indent.replace("\t", "    ")), line))
+
+
+def _placed_rope(unit: Unit, placed) -> Rope:
+    """Definitions after a child, or the knobs and prototypes before a function."""
+    rope = Rope(unit.source)
+    if placed.before:  # prototypes, then knobs
+        ordered = sorted(placed.definitions, key=lambda d: isinstance(d, ir.Knob))
+        return rope.write_before("".join(printer.prelude(d) for d in ordered), placed.line)
+    for definition in placed.definitions:
+        printer.definition(definition, rope, placed.line)
+    return rope
+
+
+def _comment_out(edits: EditBuffer, unit: Unit, pragma) -> None:
+    """`#pragma dp ...` -> `// pdcc: #pragma dp ...`: nvcc warns about unknown pragmas in device code,
+    and a second pdcc run must not apply the same pragma again. Further lines of the pragma (a block
+    comment that goes on) are commented too."""
+    source = unit.source
+    edits.insert(pragma.start_byte, Rope(source, [Generated("// pdcc: ", source.line_of(pragma.start_byte))]))
+    end = pragma.end_byte - 1 if source.data[pragma.end_byte - 1:pragma.end_byte] == b"\n" else pragma.end_byte
+    position = source.data.find(b"\n", pragma.start_byte, end)
+    while position >= 0:
+        edits.insert(position + 1, Rope(source, [Generated("// ", source.line_of(position + 1))]))
+        position = source.data.find(b"\n", position + 1, end)

@@ -1,0 +1,142 @@
+"""The pass interface: what a pass is given, what it answers, and the context it asks things of.
+
+A pass is a module with `NAME`, the clause it serves (`CLAUSE`), its `RULES`, and
+
+    plan(site: SitePlan, context: Context) -> Applied | Missed
+
+`site.code` is the IR of the site's statement as the earlier passes left it; a pass that applies returns
+the rewritten IR (threshold wraps the launch in a guard, coarsen swaps the launch that threshold produced,
+aggregate replaces it by an append), the knobs it introduced and its remarks. Definitions it needs (the
+child's serial version, a coarsened kernel) are asked for with `context.define(request)`, which builds
+each once however many sites ask and returns the symbol to call. Analyses are asked of the unit
+(`context.unit.analysis(provider, node)`) and computed once per node.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from pragmadp import ir
+from pragmadp.cuda.frontend import Function, Site, Unit
+from pragmadp.report.remarks import Kind, Remark, Rule
+from pragmadp.source import Span
+
+C = TypeVar("C")
+
+
+@dataclass(frozen=True)
+class Applied:
+    """A pass did its work: the site's new IR, a few words for the site's comment, knobs and remarks."""
+
+    code: ir.Stmt
+    summary: str
+    knobs: tuple[ir.Knob, ...] = ()
+    remarks: tuple[Remark, ...] = ()
+
+
+@dataclass(frozen=True)
+class Missed:
+    """A pass was asked for and could not apply; its remarks say why. The site's IR stays as it was."""
+
+    remarks: tuple[Remark, ...]
+
+
+@dataclass
+class SitePlan:
+    """One site on its way through the passes."""
+
+    site: Site
+    child: Any               # child.Child: the launched kernel, its parameters and obstacles
+    code: ir.Stmt            # the statement that will replace the launch, as the passes so far left it
+    arguments: tuple[ir.Expr, ...]   # one value per child parameter (defaults filled in, hoisted if needed)
+    applied: list[str] = field(default_factory=list)   # names of the passes that applied, in order
+
+    def clause(self, kind: type[C]) -> C:
+        """The site's clause a pass serves (the driver runs a pass only for sites that have it)."""
+        found = self.site.directive.clause(kind) if self.site.directive is not None else None
+        assert found is not None, kind
+        return found
+
+
+class Request(Protocol):
+    """A definition a pass needs: built once per key, placed at `anchor` (a byte offset of the source)."""
+
+    @property
+    def key(self) -> Hashable: ...
+
+    @property
+    def symbol(self) -> str: ...
+
+    def anchor(self, context: Context) -> tuple[int, int]:
+        """(byte offset to insert at, source line generated text maps to)."""
+        ...
+
+    def build(self, context: Context) -> tuple[ir.Definition, ...]: ...
+
+
+@dataclass
+class Placed:
+    """Definitions at one place of the file: after a child (its derived functions, each mapped to the
+    child's line) or before a function (knobs and prototypes, read by nvcc as the lines just above it)."""
+
+    offset: int
+    line: int
+    before: bool
+    definitions: list[ir.Definition] = field(default_factory=list)
+
+
+class Context:
+    """What passes ask of the file: definitions (made once) and remarks; analyses are asked of the unit
+    (`unit.analysis(provider, node)`, computed once per node)."""
+
+    def __init__(self, unit: Unit):
+        self.unit = unit
+        self.source = unit.source
+        self.placed: dict[tuple[int, bool], Placed] = {}
+        self._defined: dict[Hashable, str] = {}
+        self.pass_name = ""   # the pass at work, for remarks and internal errors
+        self.site: Site | None = None
+
+    def define(self, request: Request) -> str:
+        """The symbol of the requested definition, building and placing it the first time."""
+        if request.key not in self._defined:
+            self._defined[request.key] = request.symbol
+            built = request.build(self)   # may define what it needs first, so those come before it
+            offset, line = request.anchor(self)
+            self._at(offset, line, before=False).definitions.extend(built)
+        return self._defined[request.key]
+
+    def place_before(self, function: Function, definition: ir.Knob | ir.Prototype) -> None:
+        """A knob or prototype just before `function` (once: a knob of several sites, a prototype)."""
+        outer = function.outer.start_byte
+        placed = self._at(self.source.line_start(outer), self.source.line_of(outer), before=True)
+        if definition not in placed.definitions:
+            placed.definitions.append(definition)
+
+    def _at(self, offset: int, line: int, before: bool) -> Placed:
+        """Definitions after a child come before the knobs of a parent that starts right there."""
+        return self.placed.setdefault((offset, before), Placed(offset, line, before))
+
+    def remark(self, kind: Kind, rule: Rule, span: Span, **args) -> Remark:
+        """A remark of the pass at work, its message rendered from `args` by the rule."""
+        site = self.site
+        return self.source.remark(kind, rule, rule.render(args), span, pass_name=self.pass_name,
+                                  function=site.launch.enclosing.name if site and site.launch.enclosing else "",
+                                  site=site.name if site else "", args=args)
+
+    def knob(self, function: Function, knob: ir.Knob) -> ir.Knob:
+        """Places `#ifndef MACRO / #define MACRO default` before the function that uses it."""
+        self.place_before(function, knob)
+        return knob
+
+
+def replace_launches(code: ir.Stmt, kernel: str, rewrite: Callable[[ir.Launch], ir.Launch]) -> ir.Stmt:
+    """`code` with every launch of `kernel` rewritten (a later pass builds on what an earlier wrote)."""
+    return ir.transform(code, lambda n: rewrite(n) if isinstance(n, ir.Launch) and n.kernel == kernel else None)
+
+
+def with_items(sequence: ir.Sequence, *items: ir.Stmt) -> ir.Sequence:
+    return dataclasses.replace(sequence, items=sequence.items + items)

@@ -1,0 +1,189 @@
+"""Thresholding (seed 000 §III): below N child threads, run the child's work in the parent thread.
+
+For a site
+
+    #pragma dp threshold(128)
+    child<<<(n + 255) / 256, 256>>>(y, n);
+
+pdcc adds `child__pdcc_serial` after the child (every block and thread of the original configuration,
+1-, 2- or 3-D, one after another, through the outlined `child__pdcc_thread`) and guards the launch:
+
+    const auto pdcc_n = n;                       // the child-thread count, evaluated once
+    const dim3 pdcc_grid = (pdcc_n + 255) / 256;
+    ...
+    if (pdcc_n >= PDCC_THRESHOLD_parent_0) { launch, serial on failure } else { serial }
+
+with `PDCC_THRESHOLD_parent_0` defined (unless given with -D) before the parent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from pragmadp import ir
+from pragmadp.analysis import thread_count
+from pragmadp.cgen import templates
+from pragmadp.cuda.frontend import Node, Site
+from pragmadp.directives import Threshold
+from pragmadp.report import rules
+from pragmadp.report.remarks import Kind
+from pragmadp.transforms import child as children
+from pragmadp.transforms.base import Applied, Context, Missed, SitePlan
+from pragmadp.transforms.child import AfterChild
+
+NAME = "threshold"
+CLAUSE = Threshold
+RULES = (rules.THRESHOLD_APPLIED, rules.THREAD_COUNT, rules.STREAM_ORDER, rules.EARLIER_LAUNCH)
+SERIAL_SUFFIX = "__pdcc_serial"
+_UNORDERED_STREAMS = ("0", "nullptr", "NULL", "0L")
+
+_SERIAL_LOOPS = """\
+{
+  for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
+  for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
+  for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
+  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+    {thread};
+}"""
+
+
+@dataclass(frozen=True)
+class SerialVersion(AfterChild):
+    """`child__pdcc_serial`: every thread of a launch of the child, one after another, in the caller.
+
+    Never inlined: inlined into a parent loop beside device launches it hung the grid on an H200
+    (tests/cuda/shapes.cu, threshold(32) coarsen(4), 300 parents x 4 rounds); out of line it finishes.
+    """
+
+    @property
+    def key(self):
+        return (self.child.function.node.start_byte, "serial")
+
+    @property
+    def symbol(self) -> str:
+        return self.child.name + SERIAL_SUFFIX
+
+    def build(self, context: Context) -> tuple[ir.Definition, ...]:
+        thread = children.thread_call(context, self.child, self.site,
+                                      ir.call("make_uint3", *map(ir.name, ("pdcc_bx", "pdcc_by", "pdcc_bz"))),
+                                      ir.call("make_uint3", *map(ir.name, ("pdcc_tx", "pdcc_ty", "pdcc_tz"))),
+                                      ir.name("pdcc_gridDim"), ir.name("pdcc_blockDim"))
+        function = ir.Function("static __device__ __noinline__", self.symbol,
+                               ("const dim3 pdcc_gridDim", "const dim3 pdcc_blockDim", *self.child.declarations),
+                               templates.statement(_SERIAL_LOOPS, thread=thread), self.child.template,
+                               f"every thread of a '{self.child.name}' launch, one after another, in the calling thread")
+        self.declare_before_parent(context, function)
+        return (function,)
+
+
+def serial_call(context: Context, plan: SitePlan) -> ir.ExprStmt:
+    """The child's work of this launch in the calling thread (defines the serial version on first use)."""
+    context.define(SerialVersion(plan.child, plan.site))
+    name = children.renamed(context.unit, plan.site.launch.function, SERIAL_SUFFIX)
+    return ir.ExprStmt(ir.call(name, ir.name("pdcc_grid"), ir.name("pdcc_block"), *plan.arguments))
+
+
+def plan(plan: SitePlan, context: Context) -> Applied | Missed:
+    site, child, unit = plan.site, plan.child, context.unit
+    clause = plan.clause(Threshold)
+    launch = site.launch
+    if child.obstacles:
+        obstacle = child.obstacles[0]
+        reason, line = children.obstacle_reason(unit, obstacle, site)
+        return Missed((context.remark(Kind.MISSED, obstacle.rule, clause.span, child=child.name, reason=reason,
+                                      outcome="; the launch is left as written", line=line),))
+    stream = launch.config[3] if len(launch.config) > 3 else None
+    if stream is not None and unit.text(stream) not in _UNORDERED_STREAMS:
+        return Missed((context.remark(Kind.MISSED, rules.STREAM_ORDER, clause.span, stream=unit.text(stream),
+                                      child=child.name),))
+    macro = f"PDCC_THRESHOLD_{site.name}"
+    knob = ir.Knob(macro, clause.value.text, "threshold", (1, 1 << 31))
+    context.knob(launch.enclosing, knob)
+    count = thread_count.analyse(unit, launch.config[0], launch.statement.start_byte,
+                                 children.type_parameter_names(unit, launch.enclosing)
+                                 + children.type_parameter_names(unit, child.function), "pdcc_n")
+    serial = serial_call(context, plan)
+    guard = templates.expression("{threads} >= {threshold}", threads=_threads(count, unit, launch.config[0],
+                                                                              launch.config[1]),
+                                 threshold=ir.name(macro))
+
+    def rewrite(node: ir.Stmt) -> ir.Stmt | None:
+        if isinstance(node, ir.Sequence) and node.tag == "counts":
+            return dataclasses.replace(node, items=tuple(
+                ir.Declaration("const auto", d.variable, ir.Verbatim(None, d.count))
+                for d in count.dimensions if d.grid is not None and d.count is not None))
+        if isinstance(node, ir.Declaration) and node.name == "pdcc_grid" and count.through_variable is None \
+                and any(d.grid is not None for d in count.dimensions):
+            written = thread_count.dimensions_of(unit, launch.config[0])[0]
+            grids = [d.grid if d.grid is not None else text for d, text in zip(count.dimensions, written)]
+            grid = "dim3(" + ", ".join(grids) + ")" if count.written_as_dim3 else grids[0]
+            return dataclasses.replace(node, init=ir.Verbatim(None, grid))
+        if isinstance(node, ir.Launch):
+            return ir.If(guard, ir.Block((dataclasses.replace(node, fallback=serial),)), ir.Block((serial,)))
+        return None
+
+    remarks = [context.remark(Kind.APPLIED, rules.THRESHOLD_APPLIED, unit.span(launch.call), child=child.name,
+                              macro=macro, default=clause.value.text, serial_function=child.name + SERIAL_SUFFIX,
+                              thread_count=count.describe())]
+    earlier = [other for other in unit.analysis(_launches_in, launch.enclosing.node)
+               if other.statement.start_byte < launch.statement.start_byte]
+    if earlier:
+        remarks.append(context.remark(Kind.ANALYSIS, rules.EARLIER_LAUNCH, clause.span, child=child.name,
+                                      earlier_line=unit.source.line_of(earlier[-1].statement.start_byte)))
+    if count.found:
+        forms = ", ".join(sorted({d.form for d in count.dimensions if d.count is not None}))
+        derivation = f"the ceiling division {forms}"
+    else:
+        derivation = "grid x block (no ceiling division in the grid size)"
+    remarks.append(context.remark(Kind.ANALYSIS, rules.THREAD_COUNT, unit.span(launch.config[0]),
+                                  thread_count=count.describe(), derivation=derivation, found=count.found))
+    return Applied(ir.transform(plan.code, rewrite), f"below {macro} child threads, run '{child.name}' here",
+                   (knob,), tuple(remarks))
+
+
+def _launches_in(unit, function_node: Node) -> list:
+    """The launches of one function, in order (asked once per parent, not once per site)."""
+    return [launch for launch in unit.launches
+            if launch.enclosing is not None and launch.enclosing.node == function_node]
+
+
+def _threads(count: thread_count.ThreadCount, unit, grid: Node, block: Node) -> ir.Expr:
+    """The number of child threads: the product of the per-dimension counts, in 64 bits when a product."""
+    factors: list[ir.Expr] = []
+    for axis, dimension in zip("xyz", count.dimensions):
+        if dimension.grid is not None:
+            factors.append(ir.name(dimension.variable))
+        elif dimension.count is not None:
+            factors.append(ir.Verbatim(None, f"({dimension.count})"))
+        else:
+            factors += [_member("pdcc_grid", axis), _member("pdcc_block", axis)]
+    if not count.written_as_dim3:
+        if count.dimensions[0].count is None and not _scalar(unit, grid):
+            factors += [_member("pdcc_grid", "y"), _member("pdcc_grid", "z")]  # a dim3 by another name
+        if not _scalar(unit, block):
+            factors += [_member("pdcc_block", "y"), _member("pdcc_block", "z")]
+    else:
+        for axis in "xyz"[len(count.dimensions):]:
+            factors += [_member("pdcc_grid", axis), _member("pdcc_block", axis)]
+    if len(factors) == 1:
+        return factors[0]
+    product = templates.expression("(unsigned long long){first}", first=factors[0])  # no overflow in 32 bits
+    for factor in factors[1:]:
+        product = templates.expression("{left} * {right}", left=product, right=factor)
+    return product
+
+
+def _member(variable: str, axis: str) -> ir.Expr:
+    return templates.expression(f"{variable}.{axis}")
+
+
+def _scalar(unit, size: Node) -> bool:
+    """A grid or block size known to be one number (so its y and z are 1), not a dim3 or a name of unknown type."""
+    if size.type == "identifier":
+        declared = thread_count.local_initialiser(unit, size, size.start_byte)
+        return declared is not None and not declared[1]
+    return "dim3" not in unit.text(size) and size.type in ("number_literal", "binary_expression",
+                                                            "parenthesized_expression")
