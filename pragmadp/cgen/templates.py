@@ -34,14 +34,12 @@ _FIRST_LINE = 3  # of the template in the parsed program: after the typedefs and
 
 def statements(template: str, **holes: object) -> tuple[ir.Stmt, ...]:
     """The template's statements with every hole filled (each hole must be given, each value used)."""
+    written = set(_HOLE_PATTERN.findall(template))
+    if written != set(holes):
+        raise ValueError(f"template holes not filled: {sorted(written - set(holes))}, "
+                         f"values no hole takes: {sorted(set(holes) - written)}")
     parsed, comments = _parse(template, tuple(sorted(n for n, v in holes.items() if isinstance(v, str))))
-    used: set[str] = set()
-    result = tuple(_statement(node, holes, comments, used) for node in parsed)
-    missing = set(_HOLE_PATTERN.findall(template)) - used
-    unused = set(holes) - used
-    if missing or unused:
-        raise ValueError(f"template holes not filled: {sorted(missing)}, values not used: {sorted(unused)}")
-    return result
+    return tuple(_statement(node, holes, comments) for node in parsed)
 
 
 def statement(template: str, **holes: object) -> ir.Stmt:
@@ -78,13 +76,12 @@ def _line(node: c_ast.Node) -> int:
     return node.coord.line if node.coord is not None else 0
 
 
-def _statement(node: c_ast.Node, holes: dict, comments: Mapping[int, str], used: set[str]) -> ir.Stmt:
+def _statement(node: c_ast.Node, holes: dict, comments: Mapping[int, str]) -> ir.Stmt:
     comment = comments.get(_line(node), "")
     if isinstance(node, c_ast.ID) and node.name.startswith(_COMMENT_STATEMENT):
         return ir.Comment(comment)
     if isinstance(node, c_ast.ID) and node.name.startswith(HOLE):
         hole = node.name[len(HOLE):]
-        used.add(hole)
         value = holes[hole]
         if isinstance(value, tuple):
             return ir.Sequence(value)
@@ -93,32 +90,30 @@ def _statement(node: c_ast.Node, holes: dict, comments: Mapping[int, str], used:
             raise TypeError(f"template hole '{hole}' is a statement, not {type(value).__name__}")
         return value
     if isinstance(node, c_ast.Compound):
-        return ir.Block(tuple(_statement(item, holes, comments, used) for item in node.block_items or []), comment)
+        return ir.Block(tuple(_statement(item, holes, comments) for item in node.block_items or []), comment)
     if isinstance(node, c_ast.If):
-        return ir.If(_expression(node.cond, holes, used), _statement(node.iftrue, holes, comments, used),
-                     _statement(node.iffalse, holes, comments, used) if node.iffalse is not None else None, comment)
+        return ir.If(_expression(node.cond, holes), _statement(node.iftrue, holes, comments),
+                     _statement(node.iffalse, holes, comments) if node.iffalse is not None else None, comment)
     if isinstance(node, c_ast.For):
-        return ir.For(_expression(node.init, holes, used) if node.init is not None else None,
-                      _expression(node.cond, holes, used) if node.cond is not None else None,
-                      _expression(node.next, holes, used) if node.next is not None else None,
-                      _statement(node.stmt, holes, comments, used), comment)
+        return ir.For(_expression(node.init, holes) if node.init is not None else None,
+                      _expression(node.cond, holes) if node.cond is not None else None,
+                      _expression(node.next, holes) if node.next is not None else None,
+                      _statement(node.stmt, holes, comments), comment)
     if isinstance(node, c_ast.Decl):
         type_text = _GENERATOR._generate_type(node.type, emit_declname=False)
         for hole in re.findall(HOLE + r"(\w+)", type_text):
-            used.add(hole)
-            type_text = type_text.replace(HOLE + hole, holes[hole])
-        init = _expression(node.init, holes, used) if node.init is not None else None
+                type_text = type_text.replace(HOLE + hole, holes[hole])
+        init = _expression(node.init, holes) if node.init is not None else None
         return ir.Declaration(type_text, node.name, init, comment)
     if isinstance(node, c_ast.Return):
-        return ir.Return(_expression(node.expr, holes, used) if node.expr is not None else None)
-    return ir.ExprStmt(_expression(node, holes, used), comment)
+        return ir.Return(_expression(node.expr, holes) if node.expr is not None else None)
+    return ir.ExprStmt(_expression(node, holes), comment)
 
 
-def _expression(node: c_ast.Node, holes: dict, used: set[str]) -> c_ast.Node:
+def _expression(node: c_ast.Node, holes: dict) -> c_ast.Node:
     """A copy of the expression with its holes filled."""
     if isinstance(node, c_ast.ID) and node.name.startswith(HOLE):
         hole = node.name[len(HOLE):]
-        used.add(hole)
         value = holes[hole]
         if not isinstance(value, c_ast.Node):
             raise TypeError(f"template hole '{hole}' is an expression, not {type(value).__name__}")
@@ -129,21 +124,20 @@ def _expression(node: c_ast.Node, holes: dict, used: set[str]) -> c_ast.Node:
             continue
         value = getattr(node, slot, None)
         if isinstance(value, c_ast.Node):
-            setattr(clone, slot, _expression(value, holes, used))
+            setattr(clone, slot, _expression(value, holes))
         elif isinstance(value, list):
-            setattr(clone, slot, _expanded(value, holes, used))
+            setattr(clone, slot, _expanded(value, holes))
     return clone
 
 
-def _expanded(items: list, holes: dict, used: set[str]) -> list:
+def _expanded(items: list, holes: dict) -> list:
     """A list of expressions (arguments) in which a hole may stand for several."""
     result = []
     for item in items:
         if isinstance(item, c_ast.ID) and item.name.startswith(HOLE) and isinstance(holes.get(item.name[len(HOLE):]), list):
-            used.add(item.name[len(HOLE):])
             result.extend(holes[item.name[len(HOLE):]])
         elif isinstance(item, c_ast.Node):
-            result.append(_expression(item, holes, used))
+            result.append(_expression(item, holes))
         else:
             result.append(item)
     return result
