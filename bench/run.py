@@ -8,6 +8,9 @@ parallelism, and the best flat or library version. `--sweep` adds every point of
 per granularity (a fraction of the runs, for a GPU lent by the minute). Each binary times itself with
 CUDA events (warm-up, median of `reps`) and checks its output against a CPU reference; a wrong result is
 shown as WRONG, never as a time. Writes results.json, a table (results.md, also printed) and ratios.png.
+`--configs-from OLD.json` checks a change against an earlier run in a few minutes: per input the plain
+variants, the aggregation-only ones and the fastest pdcc configuration OLD.json recorded for that input,
+with a table of the old fastest time beside the new one (comparison.md).
 """
 
 from __future__ import annotations
@@ -287,6 +290,43 @@ def save(out: Path, runs: list[Run], pdcc_names: list[str], aggregation_names: l
     return text
 
 
+NOISE = 1.05  # issue 9: slower than recorded means more than 5 % slower (medians of 5)
+
+
+def recorded_fastest(previous: dict, config: dict) -> dict[tuple[str, str], tuple[str, str, float]]:
+    """Per (sample, input) of an earlier results.json: the name, clauses and time of its fastest correct
+    pdcc configuration (a configured one by its name in `config`, a tuned point by its clauses)."""
+    clauses_of = {c["name"]: c["clauses"] for c in config["pdcc_configurations"]}
+    fastest_runs: dict[tuple[str, str], tuple[str, str, float]] = {}
+    for run in previous["runs"]:
+        key = (run["sample"], run["input"])
+        if run["variant"] in PLAIN_VARIANTS or run["status"] != "ok":
+            continue
+        if key not in fastest_runs or run["median_ms"] < fastest_runs[key][2]:
+            fastest_runs[key] = (run["variant"], clauses_of.get(run["variant"], run["variant"]), run["median_ms"])
+    return fastest_runs
+
+
+def comparison(runs: list[Run], recorded: dict, named: dict[str, str]) -> str:
+    """Each input's fastest pdcc configuration now beside the one recorded earlier: the recorded
+    configuration run again, the fastest of this run (aggregation-only ones included) and its ratio to the
+    recorded time; SLOWER beyond the noise."""
+    lines = ["| input | recorded fastest | recorded ms | same now ms | fastest now | now ms | now / recorded | verdict |",
+             "| --- | --- | ---: | ---: | --- | ---: | ---: | --- |"]
+    for (sample, label), (variant, clauses, old_ms) in recorded.items():
+        group = {r.variant: r for r in runs if (r.sample, r.input) == (sample, label)}
+        if not group:
+            continue
+        same = group.get(named.get(clauses, clauses))
+        top = fastest(group, [v for v in group if v not in PLAIN_VARIANTS])
+        change = None if top is None else top.median_ms / old_ms
+        verdict = "no pdcc result" if change is None else "SLOWER" if change > NOISE else "ok"
+        same_ms = "-" if same is None else fmt(same.median_ms, 3) if same.status == "ok" else same.status
+        lines.append(f"| {sample}: {label} | `{variant}` | {old_ms:.3f} | {same_ms} | "
+                     f"{'-' if top is None else f'`{top.variant}`'} | {fmt(top and top.median_ms, 3)} | {fmt(change)} | {verdict} |")
+    return "\n".join(lines) + f"\n\nSLOWER: more than {round((NOISE - 1) * 100)} % slower than recorded.\n"
+
+
 def merge(paths: list[str], out: Path) -> int:
     """One table from the results.json of several runs (say, the samples split over two GPU sessions)."""
     runs, pdcc_names, aggregation_names, reps = [], [], [], None
@@ -314,6 +354,9 @@ def main() -> int:
                         help="add a coordinate search of the sweep grid per input (far fewer runs than --sweep)")
     parser.add_argument("--merge", nargs="+", metavar="RESULTS_JSON",
                         help="no runs: one table from earlier results.json files, written to --out")
+    parser.add_argument("--configs-from", metavar="RESULTS_JSON",
+                        help="per input: plain, aggregation-only and the fastest configuration recorded there; "
+                             "writes comparison.md")
     arguments = parser.parse_args()
     if arguments.merge:
         return merge(arguments.merge, Path(arguments.out))
@@ -324,6 +367,10 @@ def main() -> int:
     if arguments.sweep:
         configured = {c["clauses"] for c in config["pdcc_configurations"]}
         config["pdcc_configurations"] += [c for c in sweep_configurations(config["sweep"]) if c["clauses"] not in configured]
+    recorded = {}
+    if arguments.configs_from:
+        recorded = recorded_fastest(json.loads(Path(arguments.configs_from).read_text()), config)
+        config["pdcc_configurations"] = [c for c in config["pdcc_configurations"] if c.get("role") == "aggregation only"]
     if arguments.samples:
         config["samples"] = [s for s in config["samples"] if s["name"] in arguments.samples]
     reps = arguments.reps or config["reps"]
@@ -340,9 +387,14 @@ def main() -> int:
     data = data_dir()
     for sample in config["samples"]:
         for item in sample["inputs"]:
-            session.run_input(sample["name"], item, data, arguments.tune)
+            again = recorded.get((sample["name"], item["label"]))
+            session.run_input(sample["name"], item, data, arguments.tune, [again[1]] if again else [])
+            if recorded:
+                (out / "comparison.md").write_text(comparison(session.runs, recorded, session.named))
     print(plot(session.runs, session.pdcc_names, out / "ratios.png"))
     print(session.save())
+    if recorded:
+        print((out / "comparison.md").read_text())
     return 0
 
 
@@ -359,7 +411,8 @@ class Session:
         self.named = {c["clauses"]: c["name"] for c in config["pdcc_configurations"]}  # tuned points already run
         self.runs: list[Run] = []
 
-    def run_input(self, name: str, item: dict, data: Path, tune_it: bool) -> None:
+    def run_input(self, name: str, item: dict, data: Path, tune_it: bool, also: list[str] = ()) -> None:
+        """Runs one input: the plain and configured variants, the clauses `also` (built here), and tuning."""
         args = [a.replace("{data}", str(data)) for a in item["args"]]
         measured: dict[str, Run] = {}
 
@@ -385,6 +438,8 @@ class Session:
             return measure(variants)
 
         measure([v for v in (*PLAIN_VARIANTS, *self.configured) if (name, v) in self.binaries])
+        if also:
+            measure_clauses(list(also))
         if tune_it and any((name, v) in self.binaries for v in self.configured):
             tune(self.config["sweep"], measure_clauses)
         self.save()

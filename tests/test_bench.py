@@ -114,3 +114,40 @@ def test_each_input_runs_the_configured_variants_and_its_own_tuning_once(tmp_pat
     assert first == second and len(first) == len(set(first))            # nothing twice, nothing carried over
     assert "threshold(128) coarsen(4)" not in first and "t128c4" in first  # the tuned start point is the named run
     assert (tmp_path / "results.json").exists() and "agg" in session.aggregation_names
+
+
+def test_a_check_against_earlier_results_runs_each_inputs_recorded_fastest_configuration(tmp_path: Path, monkeypatch):
+    config = {"arch": "sm_90", "timeout_s": 1, "pdcc_configurations": [
+        {"name": "t1024", "clauses": "threshold(1024)"},
+        {"name": "agg block", "clauses": "consldt(block)", "role": "aggregation only"}]}
+    previous = {"runs": [{"sample": "s", "input": "a", "variant": v, "median_ms": ms, "status": status}
+                         for v, ms, status in (("naive", 0.1, "WRONG"), ("flat", 3.0, "ok"), ("t1024", 2.0, "ok"),
+                                               ("threshold(32) consldt(grid)", 1.0, "ok"),
+                                               ("threshold(64)", 0.5, "WRONG"))]
+                + [{"sample": "s", "input": "b", "variant": v, "median_ms": ms, "status": "ok"}
+                   for v, ms in (("t1024", 2.0), ("agg block", 1.0))]}
+    recorded = bench.recorded_fastest(previous, config)
+    assert recorded == {("s", "a"): ("threshold(32) consldt(grid)", "threshold(32) consldt(grid)", 1.0),
+                        ("s", "b"): ("agg block", "consldt(block)", 1.0)}  # wrong and plain runs never count
+
+    now = {"threshold(32) consldt(grid)": 1.04, "agg block": 1.2}  # a: within the noise; b: 20 % slower
+    ran = []
+
+    def fake_run(binary, sample, label, variant, *rest):
+        ran.append((label, variant))
+        return bench.Run(sample, label, variant, now.get(variant, 5.0), True, "ok")
+
+    monkeypatch.setattr(bench, "run_one", fake_run)
+    monkeypatch.setattr(bench, "build_many", lambda plans, out: {(p[0], p[1]): tmp_path for p in plans})
+    monkeypatch.setattr(bench, "pdcc_plan", lambda name, variant, clauses, arch, out: (name, variant))
+    (tmp_path / "logs").mkdir()
+    config["pdcc_configurations"] = config["pdcc_configurations"][1:]  # as main keeps: aggregation only
+    session = bench.Session(config, tmp_path, 5, {("s", v): tmp_path for v in ("naive", "flat", "best", "agg block")})
+    for label in ("a", "b"):
+        session.run_input("s", {"label": label, "args": []}, tmp_path, False, [recorded[("s", label)][1]])
+    assert [v for label, v in ran if label == "a"] == ["naive", "flat", "best", "agg block", "threshold(32) consldt(grid)"]
+    assert [v for label, v in ran if label == "b"] == ["naive", "flat", "best", "agg block"]  # recorded = configured
+    rows = bench.comparison(session.runs, recorded, session.named).splitlines()
+    assert rows[2] == ("| s: a | `threshold(32) consldt(grid)` | 1.000 | 1.040 | `threshold(32) consldt(grid)` "
+                       "| 1.040 | 1.04 | ok |")
+    assert rows[3] == "| s: b | `agg block` | 1.000 | 1.200 | `agg block` | 1.200 | 1.20 | SLOWER |"
