@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         return INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - a bug in pdcc outside any one input's passes
         hint = _reproducer_hint(argv, "".join(traceback.format_exception(exc)), {})
-        err.print(f"pdcc: error[{pipeline.INTERNAL_ERROR.id}]: internal error in pdcc: "
+        err.print(f"pdcc: error[{rules.INTERNAL_ERROR.id}]: internal error in pdcc: "
                   f"{pipeline.one_line_cause(exc)}\n  = help: {hint}", markup=False, highlight=False)
         return 1
 

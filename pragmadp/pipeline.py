@@ -4,10 +4,11 @@ The command line (cli.py) runs this for each CUDA input, then nvcc, then the rep
 
 A bug in pdcc must never reach the user's build as a Python traceback: `transform` turns any
 unexpected exception into an `InternalError`, a PdccError (PDCC900) located at the site being
-transformed when it happened. Where that was is read from the exception first: a pass may set
-`exc.pass_name` (str) and `exc.span` (a source.Span of the input) on an exception escaping it.
-Otherwise it is read from the traceback: the pass is the outermost frame in a `pragmadp.transforms`
-module (the innermost pragmadp frame when no pass ran), the site the innermost frame holding a
+transformed when it happened. Where that was is read, in this order, from
+the exception (a pass may set `exc.pass_name`, a str, and `exc.span`, a source.Span of the input),
+from the pass interface's `context` (a local of that name with `pass_name` and `site`, as
+transforms.base.Context keeps them), and from the traceback: the pass is the outermost frame in a
+`pragmadp.transforms` module (else the innermost pragmadp frame), the site the innermost frame holding a
 local `site` (a frontend.Site).
 """
 
@@ -18,14 +19,10 @@ import types
 from dataclasses import dataclass, field
 
 from pragmadp.cuda import frontend
-from pragmadp.report.remarks import Kind, PdccError, Remark, Rule
+from pragmadp.report import rules
+from pragmadp.report.remarks import Kind, PdccError, Remark
 from pragmadp.source import SourceFile, Span
 from pragmadp.transforms import rewrite
-
-# moves to rules.py
-INTERNAL_ERROR = Rule("PDCC900", "internal-error",
-                      "pdcc itself failed (a bug in pdcc, not in the input); nothing is compiled and a reproducer "
-                      "is written for the bug report.")
 
 _TRANSFORMS = "pragmadp.transforms."
 
@@ -81,9 +78,9 @@ def internal_error(source: SourceFile, exc: BaseException) -> InternalError:
     where = f"in pass {pass_name}" if pass_name else "in pdcc"
     message = f"internal error {where} {'at this site' if span else 'on this file'}: {one_line_cause(exc)}"
     if span is not None and 0 <= span.start <= span.end <= len(source.data):
-        remark = source.remark(Kind.ERROR, INTERNAL_ERROR, message, span, pass_name=pass_name or "")
+        remark = source.remark(Kind.ERROR, rules.INTERNAL_ERROR, message, span, pass_name=pass_name or "")
     else:
-        remark = source.remark(Kind.ERROR, INTERNAL_ERROR, message, Span(0, 0), pass_name=pass_name or "")
+        remark = source.remark(Kind.ERROR, rules.INTERNAL_ERROR, message, Span(0, 0), pass_name=pass_name or "")
         remark.source_line = ""  # 1:1 stands for the whole file: no caret under its first line
     details = "".join(traceback.format_exception(exc))
     return InternalError(remark, source, details)
@@ -97,10 +94,15 @@ def one_line_cause(exc: BaseException) -> str:
 
 
 def _where(exc: BaseException) -> tuple[str | None, Span | None]:
-    """The pass and the site an exception escaped from: its own attributes, else its traceback."""
+    """The pass and the site an exception escaped from: its own attributes, the pass context, the traceback."""
     pass_name = getattr(exc, "pass_name", None)
     span = getattr(exc, "span", None)
     frames = [frame for frame, _line in traceback.walk_tb(exc.__traceback__)]
+    context = next((frame.f_locals["context"] for frame in reversed(frames) if "context" in frame.f_locals), None)
+    if not isinstance(pass_name, str) and isinstance(getattr(context, "pass_name", None), str) and context.pass_name:
+        pass_name = context.pass_name
+    if not isinstance(span, Span) and isinstance(getattr(context, "site", None), frontend.Site):
+        span = _statement_span(context.site)
     if not isinstance(pass_name, str):
         pass_name = _pass_of(frames)
     if not isinstance(span, Span):
@@ -121,6 +123,10 @@ def _site_span(frames: list[types.FrameType]) -> Span | None:
     for frame in reversed(frames):  # innermost first: the site being worked on when it failed
         site = frame.f_locals.get("site")
         if isinstance(site, frontend.Site):
-            statement = site.launch.statement
-            return Span(statement.start_byte, statement.end_byte)
+            return _statement_span(site)
     return None
+
+
+def _statement_span(site: frontend.Site) -> Span:
+    statement = site.launch.statement
+    return Span(statement.start_byte, statement.end_byte)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from types import SimpleNamespace
 
 import pytest
 
@@ -164,6 +165,17 @@ def test_a_pass_may_name_itself_and_its_site_on_the_exception(monkeypatch):
     remark = internal_error_of(code).remark
     assert remark.message == "internal error in pass aggregate at this site: KeyError: 'record'"
     assert (remark.location.line, remark.location.column, remark.caret_length) == (4, 3, 5)
+
+
+def test_the_pass_context_names_the_pass(monkeypatch):
+    def failing_plan(*_args, **_kwargs):
+        context = SimpleNamespace(pass_name="coarsen", site=None)  # as transforms.base.Context keeps them
+        raise IndexError(f"list index out of range in {context.pass_name}")
+
+    monkeypatch.setattr(thread_count, "analyse", failing_plan)
+    remark = internal_error_of(site("dp threshold(4)")).remark
+    assert remark.message.startswith("internal error in pass coarsen at this site: IndexError: list index")
+    assert remark.location.line == 4
 
 
 def test_an_exception_outside_any_site_is_located_at_the_file(monkeypatch):
