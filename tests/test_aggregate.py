@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from conftest import assert_compiles
+from conftest import ROOT, assert_compiles, nvcc_compile
 from pragmadp.pipeline import transform
 from pragmadp.source import SourceFile
 
@@ -38,8 +38,8 @@ def test_every_granularity_applies_and_reports_storage(granularity: str):
     assert storage.args["pool_bytes"] == 64 << 20 and "a record that does not fit launches directly" in storage.message
     assert storage.args["records_per_thread"] == 1 and "#define PDCC_RECORDS_PER_THREAD_parent_0 1" in result.text
     assert "static __device__ void parent__pdcc_body(" in result.text
-    assert "__global__ void parent(float* out, const float* in, float a, int n)\n{" in result.text
-    assert "child__pdcc_agg_parent_0<<<pdcc_total, pdcc_widest>>>" in result.text
+    assert "__global__ void __launch_bounds__(1024) parent(float* out, const float* in, float a, int n)\n{" in result.text
+    assert "child__pdcc_agg_parent_0<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, 1, in, a);" in result.text
 
 
 def test_arguments_the_same_for_the_whole_group_are_passed_once():
@@ -73,7 +73,8 @@ def test_aggregation_threshold_and_record_capacity_become_macros():
     result = run(LAUNCH, "consldt(warp) agg_threshold(3) buffer(pool, 64)")
     assert "#define PDCC_AGG_THRESHOLD_parent_0 3" in result.text
     assert "#define PDCC_RECORDS_parent_0 64" in result.text
-    assert "if (pdcc_n >= PDCC_AGG_THRESHOLD_parent_0) {" in result.text
+    assert "pdcc_group_parent_0.flush<pdcc_record_parent_0>(pdcc_pool_parent_0, 1, PDCC_AGG_THRESHOLD_parent_0, " \
+           in result.text
 
 
 @pytest.mark.parametrize("loop", [
@@ -155,10 +156,84 @@ def test_static_parent_and_static_child_compile(tmp_path):
     assert_compiles(transform(SourceFile("s.cu", code.encode())).text, tmp_path, "s.cu")
 
 
-def test_a_failed_aggregated_launch_is_retried_before_each_record_goes_alone():
+def test_the_flush_gets_the_aggregated_launch_and_the_one_record_launch():
+    """The runtime's flush retries the first and falls back to the second (tests/cuda/runtime_check.cu)."""
     text = run(LAUNCH, "consldt(block)").text
-    flush = text[text.index("child__pdcc_agg_parent_0<<<pdcc_total"):]
-    retry = flush.index("__nanosleep(pdcc_wait);")
-    alone = flush.index("child__pdcc_direct_parent_0(pdcc_records[pdcc_i]")
-    assert flush.index("if (pdcc_wait > 262144u) {") < alone < flush.index("break;") < retry
-    assert flush[retry:].split("\n")[1].strip().startswith("child__pdcc_agg_parent_0<<<pdcc_total, pdcc_widest>>>")
+    assert ("  pdcc_group_parent_0.flush<pdcc_record_parent_0>(pdcc_pool_parent_0, 1, 1u, "
+            "[&](const pdcc::Batch<pdcc_record_parent_0>& pdcc_batch) {\n"
+            "    child__pdcc_agg_parent_0<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, 1, in, a); "
+            "// pdcc: generated\n"
+            "    return cudaGetLastError();\n"
+            "  }, [&](const pdcc_record_parent_0& pdcc_rec) { child__pdcc_direct_parent_0(pdcc_rec, in, a, 1); });\n"
+            in text)
+
+
+def test_launch_bounds_keep_every_kernel_launchable_at_1024_threads():
+    """With -rdc=true registers are fixed at device link: the wrapper and the aggregated kernel get
+    bounds (the user's own where written) so that a 1024-thread block can always start."""
+    plain = run(LAUNCH).text
+    assert "__global__ void __launch_bounds__(1024) parent(" in plain
+    assert "static __global__ void __launch_bounds__(1024) child__pdcc_agg_parent_0(" in plain
+    bounded = run(LAUNCH, child=CHILD.replace("void child", "void __launch_bounds__(256, 2) child"),
+                  parent_head="__launch_bounds__(512)\n").text
+    assert "__global__ void __launch_bounds__(512) parent(" in bounded
+    assert "static __global__ void __launch_bounds__(256, 2) child__pdcc_agg_parent_0(" in bounded
+
+
+@pytest.mark.parametrize("launch, words", [
+    ("child<<<(m + 31) / 32, 32>>>(out + threadIdx.x, in, a);", "the launch passes 3 arguments to 'child', which takes 4"),
+    ("child<<<(m + 31) / 32, 32>>>(out + threadIdx.x, in, a, m, m);",
+     "the launch passes 5 arguments to 'child', which takes 4"),
+])
+def test_a_launch_with_the_wrong_number_of_arguments_is_left_for_nvcc_to_report(launch: str, words: str):
+    result = run(LAUNCH.replace("child<<<(m + 31) / 32, 32>>>(out + threadIdx.x, in, a, m);", launch))
+    missed = [r for r in result.remarks if r.kind.value == "missed"]
+    assert [r.rule.id for r in missed] == ["PDCC517"] and words in missed[0].message
+    assert launch in result.text and "__pdcc_agg_" not in result.text
+
+
+@pytest.mark.nvcc
+def test_a_default_argument_fills_a_record_field_and_compiles(tmp_path):
+    child = CHILD.replace("int n)", "int n = 8)")
+    result = run(LAUNCH.replace("(out + threadIdx.x, in, a, m)", "(out + threadIdx.x, in, a)"), child=child)
+    assert applied(result).args["uniform_arguments"] == ["in", "a", "n"]
+    assert_compiles(result.text, tmp_path)
+
+
+def test_a_child_with_a_parameter_pack_is_not_aggregated():
+    child = "template <typename... Ts>\n__global__ void child(float* out, Ts... rest) { out[threadIdx.x] = 0; }\n"
+    result = run("PRAGMA\nchild<int, int><<<1, 32>>>(out, 1, n);\n", child=child)
+    missed = [r for r in result.remarks if r.kind.value == "missed"]
+    assert missed[0].rule.id == "PDCC517" and "parameter pack" in missed[0].message
+
+
+def test_a_parent_with_an_unnamed_function_pointer_parameter_is_not_aggregated():
+    code = ("__global__ void child(int* out, const int* in, int n) { if (threadIdx.x < n) out[threadIdx.x] = in[0]; }\n"
+            "__global__ void parent(int*, const int*, void (*)(int)) {\n  int* out = nullptr;\n"
+            "#pragma dp consldt(block)\n  child<<<1, 32>>>(out, out, 4);\n}\n")
+    result = transform(SourceFile("a.cu", code.encode()))
+    missed = [r for r in result.remarks if r.kind.value == "missed"]
+    assert [r.rule.id for r in missed] == ["PDCC517"]
+    assert "parent 'parent' has a parameter pdcc cannot forward (an unnamed function pointer" in missed[0].message
+    assert "child<<<1, 32>>>(out, out, 4);" in result.text and "__pdcc_agg_" not in result.text
+
+
+@pytest.mark.nvcc
+def test_a_parents_unsigned_value_for_an_int_field_and_a_const_parameter_compile_without_warnings(tmp_path):
+    """Braces would narrow `unsigned` into the record's `int` (#2361-D); a `const` field once made the
+    record impossible to store."""
+    child = "__global__ void child(float* out, const int n) { if (threadIdx.x < n) out[threadIdx.x] = n; }\n"
+    code = (child + "__global__ void parent(float* out, unsigned n) {\n  unsigned m = n + threadIdx.x;\n"
+            "#pragma dp consldt(block)\n  child<<<1, 32>>>(out + threadIdx.x, m);\n}\n")
+    source = tmp_path / "n.cu"
+    source.write_text(transform(SourceFile("n.cu", code.encode())).text)
+    compiled = nvcc_compile(source, tmp_path, "-Xcompiler", "-Wall")
+    assert compiled.returncode == 0 and "warning" not in compiled.stderr, compiled.stderr
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("expected", sorted((ROOT / "tests" / "golden").glob("aggregate*.expected.cu")), ids=lambda p: p.name)
+def test_aggregated_golden_output_compiles_without_warnings_under_wall(expected, tmp_path):
+    compiled = nvcc_compile(expected, tmp_path, "-Xcompiler", "-Wall")
+    warnings = [line for line in compiled.stderr.splitlines() if "warning" in line.lower()]
+    assert compiled.returncode == 0 and not warnings, compiled.stderr

@@ -24,9 +24,10 @@ SHAPE_CONFIGURATIONS = [
 
 def build_runtime_check(tmp_path: Path) -> Path:
     binary = tmp_path / "runtime_check"
-    done = subprocess.run(["nvcc", "-arch=sm_90", "-lineinfo", "-I", str(ROOT / "pragmadp" / "runtime"),
-                           str(PROGRAMS / "runtime_check.cu"), "-o", str(binary)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    done = subprocess.run(["nvcc", "-arch=sm_90", "-rdc=true", "-lineinfo", "-I", str(ROOT / "pragmadp" / "runtime"),
+                           str(PROGRAMS / "runtime_check.cu"), "-o", str(binary), "-lcudadevrt", "-Xcompiler", "-Wall"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
     return binary
 
 
@@ -45,7 +46,7 @@ def test_runtime_check_compiles(tmp_path: Path):
 
 
 @pytest.mark.gpu
-def test_runtime_scans_find_records_and_groups_on_the_gpu(tmp_path: Path):
+def test_runtime_scans_and_group_protocol_on_the_gpu(tmp_path: Path):
     done = subprocess.run([str(build_runtime_check(tmp_path))], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "runtime ok" in done.stdout, done.stdout + done.stderr
 

@@ -15,6 +15,10 @@ thread (1, or 4 for a launch inside a loop: `PDCC_RECORDS_PER_THREAD_<site>`), o
 records per group, but never more than the group's fair share of the pool, so every group gets storage.
 A record that does not fit and a failed aggregated launch fall back to launching (or running) the child
 directly, so no work is lost.
+
+The group protocol itself (storage, append, scan, flush, retries, slots) is C++ in the runtime header
+`pragmadp/runtime/pdcc_rt.cuh`; a site adds its record type, the aggregated kernel, the one-record launch,
+its pool and group variables and a few calls of the header's classes.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from pragmadp.report.remarks import Kind
 from pragmadp.source import Rope, Span
 from pragmadp.transforms import Rewrite
 from pragmadp.transforms.coarsen import COARSE_SUFFIX, coarse_grid
-from pragmadp.transforms.launch import SiteCode, define_macro, is_simple, retried
+from pragmadp.transforms.launch import SiteCode, define_macro, is_simple
 from pragmadp.transforms.outline import (Child, after_definition, define_after_child, launch_template_arguments,
                                          renamed, template_prefix, thread_call)
 from pragmadp.transforms.outline import parameters as outline_parameters
@@ -40,14 +44,15 @@ from pragmadp.transforms.threshold import SERIAL_SUFFIX
 PASS = "consldt"
 DEFAULT_POOL_BYTES = 64 << 20
 RECORDS_PER_THREAD_IN_LOOPS = 4
-MAX_GROUPS = 65536
+MAX_GROUPS = 65536  # group slots of a multiblock(K) site; more groups than that launch directly
+DEFAULT_BOUNDS = "__launch_bounds__(1024)"  # -rdc=true fixes registers at device link: stay launchable at 1024
 RUNTIME_HEADER = "pdcc_rt.cuh"  # in pragmadp/runtime/, which pdcc puts on nvcc's include path
 RUNTIME_INCLUDE = f'#include "{RUNTIME_HEADER}"'
-AGGREGATED_RETRY_LIMIT_NS = 1 << 18  # about 0.5 ms of waiting in all before the one-by-one fallback
 _REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM,
             rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE, rules.CHILD_LAUNCHES)
 _UNIFORM_BUILTINS = {"gridDim", "blockDim"}
 _IDLE = " (an aggregated block holds idle threads)"
+_GROUP_TYPES = {"warp": "WarpGroups", "block": "BlockGroup", "multiblock": "MultiBlockGroup", "grid": "MultiBlockGroup"}
 _WHY_REFUSED = {rules.CHILD_BARRIER: _IDLE, rules.CHILD_WARP: _IDLE, rules.CHILD_COOPERATIVE: _IDLE,
                 rules.CHILD_RECURSIVE: " (that is consolidation, not supported yet)"}
 
@@ -98,8 +103,8 @@ def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, 
     if threshold is not None:
         define_macro(result, site, f"PDCC_AGG_THRESHOLD_{s}", threshold.value.text)
     record_values = [code.child_args[i] for i in varying]
-    code.aggregate = (f"const {names['record']} pdcc_rec = {{{', '.join(record_values + ['pdcc_grid', 'pdcc_block'])}}};",
-                      f"if (!pdcc_append_{s}(pdcc_rec))  // storage full: launch this one directly",
+    code.aggregate = (f"const {names['record']} pdcc_rec({', '.join(record_values + ['pdcc_grid', 'pdcc_block'])});",
+                      f"if (!pdcc_group_{s}.append(pdcc_rec))  // storage full: launch this one directly",
                       f"  {names['direct']}(pdcc_rec" + "".join(", " + code.child_args[i] for i in uniform)
                       + f", {coarsen});")
     code.passes.append(f"aggregated per {granularity}")
@@ -146,6 +151,15 @@ def _refusal(result: Rewrite, site: Site, child: Child):
     if len(launch.config) > 2:
         return rules.CHILD_UNSUPPORTED, "the launch names dynamic shared memory or a stream, which one aggregated " \
                                         "launch cannot honour for every parent"
+    if any(p.name.endswith("...") for p in child.parameters):
+        return rules.CHILD_UNSUPPORTED, f"child '{child.name}' has a parameter pack, which a record cannot hold"
+    if len(launch.arguments) > len(child.parameters) or \
+            any(p.default is None for p in child.parameters[len(launch.arguments):]):
+        return rules.CHILD_UNSUPPORTED, f"the launch passes {len(launch.arguments)} arguments to '{child.name}', " \
+                                        f"which takes {len(child.parameters)}"
+    if outline_parameters(result.unit, launch.enclosing) is None:
+        return rules.CHILD_UNSUPPORTED, f"parent '{launch.enclosing.name}' has a parameter pdcc cannot forward (an " \
+                                        "unnamed function pointer or C varargs), so its body cannot be outlined"
     if any(other.kernel_name == launch.enclosing.name and other.on_device for other in result.unit.launches):
         return rules.CHILD_UNSUPPORTED, f"'{launch.enclosing.name}' is itself launched from the device, so grids " \
                                         "of it may run at once and share the site's record pool"
@@ -168,7 +182,7 @@ def _split_arguments(result: Rewrite, site: Site, child: Child, work: Work | Non
         node = site.launch.arguments[index]
         identifiers = [n for n in walk(node) if n.type == "identifier"]
         mentions_work = work is not None and any(unit.text(n) in work.names for n in identifiers)
-        if parameter.name.endswith("...") or mentions_work or not is_simple(node) or \
+        if mentions_work or not is_simple(node) or \
                 any(unit.text(n) not in allowed for n in identifiers):
             varying.append(index)
         else:
@@ -178,16 +192,22 @@ def _split_arguments(result: Rewrite, site: Site, child: Child, work: Work | Non
 
 def _define_child_side(result: Rewrite, site: Site, child: Child, varying: list[int], uniform: list[int],
                        code: SiteCode, coarsen: str) -> None:
-    """The record type, the aggregated kernel and the one-record launch, after the child."""
+    """The record type, the aggregated kernel and the one-record launch, after the child.
+
+    The record is built with a constructor, not braces, so that a parent's `unsigned` passed for an `int`
+    parameter converts as in a call (braces warn of narrowing); `pdcc::aggregated_block` (the runtime)
+    finds a block's record, original block and thread.
+    """
     s = site.name
     coarsened = coarsen != "1"
-    fields = "".join(f"  {child.parameters[i].declaration};\n" for i in varying)
+    fields = [child.parameters[i] for i in varying]
     uniform_declarations = "".join(", " + child.parameters[i].declaration for i in uniform)
     record = f"pdcc_record_{s}{child.template_args}"
     arguments = [f"pdcc_rec.{child.parameters[i].name}" if i in varying else child.parameters[i].name
                  for i in range(len(child.parameters))]
-    body = thread_call(child, "make_uint3(pdcc_bx, pdcc_b.y, pdcc_b.z)", "pdcc_t", "pdcc_rec.pdcc_grid",
-                       "pdcc_rec.pdcc_block", arguments)
+    body = thread_call(child, "make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z)", "pdcc_a.thread",
+                       "pdcc_a.record.pdcc_grid", "pdcc_a.record.pdcc_block",
+                       [a.replace("pdcc_rec.", "pdcc_a.record.", 1) for a in arguments])
     one = SiteCode(kernel=f"{child.name}{COARSE_SUFFIX if coarsened else ''}{child.template_args}",
                    arguments=[*arguments, "pdcc_grid"] if coarsened else arguments, extra_config="",
                    grid="pdcc_cgrid" if coarsened else "pdcc_grid")
@@ -195,19 +215,22 @@ def _define_child_side(result: Rewrite, site: Site, child: Child, varying: list[
         one.serial = (f"{child.name}{SERIAL_SUFFIX}{child.template_args}(pdcc_grid, pdcc_block"
                       + "".join(", " + a for a in arguments) + ");")
     coarse_setup = "".join(f"  {line}\n" for line in coarse_grid("pdcc_coarsen")) if coarsened else ""
+    bounds = next((result.unit.text(n) for n in child.function.node.children if n.type == "launch_bounds"),
+                  DEFAULT_BOUNDS)
     text = (f"\n// pdcc: one parent's launch of '{child.name}' at site {s}, kept for the aggregated launch\n"
-            f"{child.template}struct pdcc_record_{s} {{\n{fields}  dim3 pdcc_grid;\n  dim3 pdcc_block;\n}};\n"
+            f"{child.template}struct pdcc_record_{s} {{\n" + "".join(f"  {f.declaration};\n" for f in fields)
+            + "  dim3 pdcc_grid;\n  dim3 pdcc_block;\n"
+            f"  __device__ pdcc_record_{s}(" + "".join(f"{f.declaration}, " for f in fields)
+            + "dim3 pdcc_grid, dim3 pdcc_block)\n      : "
+            + "".join(f"{f.name}({f.name}), " for f in fields) + "pdcc_grid(pdcc_grid), pdcc_block(pdcc_block) {}\n};\n"
             f"\n// pdcc: the launches of a group of parents at site {s} as one grid\n"
-            f"{child.template}static __global__ void {child.name}__pdcc_agg_{s}(const {record}* pdcc_records, "
-            f"const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen{uniform_declarations})\n{{\n"
-            "  const unsigned pdcc_r = pdcc::find_record(pdcc_ends, pdcc_count, blockIdx.x);\n"
-            f"  const {record} pdcc_rec = pdcc_records[pdcc_r];\n"
-            "  if (threadIdx.x >= pdcc::record_threads(pdcc_rec)) return;  // this record's blocks are smaller\n"
-            "  const unsigned pdcc_cx = (pdcc_rec.pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen;\n"
-            "  const uint3 pdcc_b = pdcc::unflatten(blockIdx.x - (pdcc_r ? pdcc_ends[pdcc_r - 1] : 0u),\n"
-            "                                       dim3(pdcc_cx, pdcc_rec.pdcc_grid.y, pdcc_rec.pdcc_grid.z));\n"
-            "  const uint3 pdcc_t = pdcc::unflatten(threadIdx.x, pdcc_rec.pdcc_block);\n"
-            "  for (unsigned int pdcc_bx = pdcc_b.x; pdcc_bx < pdcc_rec.pdcc_grid.x; pdcc_bx += pdcc_cx)\n"
+            f"{child.template}static __global__ void {bounds} {child.name}__pdcc_agg_{s}(const pdcc::Batch<{record}> "
+            f"pdcc_batch, unsigned pdcc_coarsen{uniform_declarations})\n{{\n"
+            f"  const pdcc::AggregatedBlock<{record}> pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, "
+            "blockIdx.x, threadIdx.x);\n"
+            "  if (pdcc_a.idle) return;\n"
+            "  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; "
+            "pdcc_bx += pdcc_a.stride)\n"
             f"    {body}\n}}\n"
             "\n// pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)\n"
             f"{child.template}static __device__ void {child.name}__pdcc_direct_{s}(const {record}& pdcc_rec"
@@ -218,7 +241,11 @@ def _define_child_side(result: Rewrite, site: Site, child: Child, varying: list[
 
 
 def wrap_parents(result: Rewrite) -> None:
-    """Outlines each aggregating parent's body and wraps it in a kernel that sets up and flushes its groups."""
+    """Outlines each aggregating parent's body and wraps it in a kernel that opens and flushes its groups.
+
+    The wrapper keeps the parent's own `__launch_bounds__`, else gets 1024: with -rdc=true registers are
+    fixed at device link, and the protocol must not make a 1024-thread parent unlaunchable.
+    """
     unit = result.unit
     source = unit.source
     source_line = source.line_of
@@ -243,14 +270,12 @@ def wrap_parents(result: Rewrite) -> None:
         declarations = ", ".join(p.declaration for p in parameters)
         names = ", ".join(p.name for p in parameters)
         targs = outline_template_arguments(unit, parent)
-        wrapper = (f"\n// pdcc: '{parent.name}' as launched: its body, then one flush per aggregated site\n"
-                   f"{template_prefix(unit, parent)}__global__ void {unit.text(bounds) + ' ' if bounds is not None else ''}"
-                   f"{parent.name}({declarations})\n{{\n"
-                   + "".join(_prologue(a) for a in aggregations)
+        wrapper = (f"\n// pdcc: '{parent.name}' as launched: its groups opened, its body, its groups flushed\n"
+                   f"{template_prefix(unit, parent)}__global__ void "
+                   f"{unit.text(bounds) if bounds is not None else DEFAULT_BOUNDS} {parent.name}({declarations})\n{{\n"
+                   + "".join(_open(a) for a in aggregations)
                    + f"  {body_name}{targs}({names});\n"
-                   + "".join(_epilogue(a) for a in aggregations)
-                   + "".join(f"  if (pdcc::linear_thread() == 0) pdcc::pool_block_done(pdcc_pool_{a.site.name});\n"
-                           for a in aggregations)
+                   + "".join(_flush(a) for a in aggregations)
                    + "}\n")
         result.edits.insert(after_definition(source, parent), Rope(source).write(wrapper, line))
 
@@ -260,165 +285,32 @@ def _per_block(granularity: str) -> bool:
 
 
 def _group_state(aggregation: Aggregation) -> str:
-    """Namespace-scope state of one site and the function that appends a record to its group."""
-    s = aggregation.site.name
-    common = (f"__device__ pdcc::Pool pdcc_pool_{s};\n"
-              f"__device__ __align__(128) unsigned char pdcc_storage_{s}[PDCC_POOL_BYTES_{s}];\n"
-              f"__shared__ unsigned pdcc_scratch_{s}[33];\n")
-    if _per_block(aggregation.granularity):
-        group, threads = ("pdcc::linear_thread() >> 5", "32u") if aggregation.granularity == "warp" \
-            else ("0u", "pdcc::block_threads()")
-        return (f"// pdcc: site {s}'s groups ({aggregation.granularity}): records per group, this block's storage\n"
-                f"__shared__ unsigned pdcc_count_{s}[32];\n__shared__ unsigned char* pdcc_chunk_{s};\n{common}"
-                f"static __device__ __forceinline__ unsigned pdcc_capacity_{s}(unsigned pdcc_record_bytes) {{\n"
-                f"  return pdcc::records_that_fit(PDCC_RECORDS_{s} ? PDCC_RECORDS_{s} : {threads} * "
-                f"PDCC_RECORDS_PER_THREAD_{s},\n"
-                f"                                PDCC_POOL_BYTES_{s}, (unsigned long long)gridDim.x * gridDim.y * "
-                f"gridDim.z,\n"
-                f"                                {_groups_per_block(aggregation)}, pdcc_record_bytes);\n}}\n"
-                f"template <typename Record>\nstatic __device__ bool pdcc_append_{s}(const Record& pdcc_rec)\n{{\n"
-                f"  if (pdcc_chunk_{s} == nullptr) return false;\n"
-                f"  const unsigned pdcc_group = {group}, pdcc_capacity = pdcc_capacity_{s}(sizeof(Record));\n"
-                f"  const unsigned pdcc_slot = atomicAdd(&pdcc_count_{s}[pdcc_group], 1u);\n"
-                "  if (pdcc_slot >= pdcc_capacity) return false;  // full: the caller launches directly\n"
-                f"  reinterpret_cast<Record*>(pdcc_chunk_{s})[pdcc_group * pdcc_capacity + pdcc_slot] = pdcc_rec;\n"
-                "  __threadfence();  // visible to the child grid another thread of the group launches\n"
-                "  return true;\n}\n")
-    groups = "1" if aggregation.granularity == "grid" else str(MAX_GROUPS)
-    return (f"// pdcc: site {s}'s groups ({aggregation.granularity}), shared by their blocks\n"
-            f"__device__ pdcc::GroupSlot pdcc_groups_{s}[{groups}];\n__shared__ pdcc::GroupSlot* pdcc_group_{s};\n"
-            f"__shared__ int pdcc_flag_{s};  // this block is its group's last\n"
-            f"{common}"
-            f"static __device__ __forceinline__ unsigned pdcc_blocks_per_group_{s}() {{ return "
-            + ("gridDim.x * gridDim.y * gridDim.z" if aggregation.granularity == "grid" else f"PDCC_GRANULARITY_{s}")
-            + "; }\n"
-            f"template <typename Record>\nstatic __device__ bool pdcc_append_{s}(const Record& pdcc_rec)\n{{\n"
-            f"  pdcc::GroupSlot* pdcc_group = pdcc_group_{s};\n"
-            "  if (pdcc_group == nullptr || pdcc_group->records == nullptr) return false;\n"
-            "  const unsigned pdcc_slot = atomicAdd(&pdcc_group->count, 1u);\n"
-            "  if (pdcc_slot >= pdcc_group->capacity) return false;  // full: the caller launches directly\n"
-            "  reinterpret_cast<Record*>(pdcc_group->records)[pdcc_slot] = pdcc_rec;\n"
-            "  __threadfence();  // visible to the block that launches for the group\n"
-            "  return true;\n}\n")
+    """Namespace-scope state of one site: its pool (and group slots) and its groups in shared memory."""
+    s, granularity = aggregation.site.name, aggregation.granularity
+    slots = {"multiblock": f", {MAX_GROUPS}", "grid": ", 1"}.get(granularity, "")
+    return (f"// pdcc: site {s}'s record storage and its {granularity} groups (pdcc_rt.cuh)\n"
+            f"__device__ pdcc::SitePool<PDCC_POOL_BYTES_{s}{slots}> pdcc_pool_{s};\n"
+            f"__shared__ pdcc::{_GROUP_TYPES[granularity]} pdcc_group_{s};\n")
 
 
-def _groups_per_block(aggregation: Aggregation) -> str:
-    return "((pdcc::block_threads() + 31u) / 32u)" if aggregation.granularity == "warp" else "1u"
+def _open(aggregation: Aggregation) -> str:
+    """Every thread of the block sets up the site's groups (storage from the pool) before the body."""
+    s, granularity = aggregation.site.name, aggregation.granularity
+    blocks_per_group = {"multiblock": f", PDCC_GRANULARITY_{s}", "grid": ", pdcc::grid_blocks()"}.get(granularity, "")
+    return (f"  pdcc_group_{s}.open<{aggregation.names['record']}>(pdcc_pool_{s}, PDCC_RECORDS_{s}, "
+            f"PDCC_RECORDS_PER_THREAD_{s}{blocks_per_group});\n")
 
 
-def _prologue(aggregation: Aggregation) -> str:
-    s, record = aggregation.site.name, aggregation.names["record"]
-    if _per_block(aggregation.granularity):
-        return (f"  if (pdcc::linear_thread() < 32u) pdcc_count_{s}[pdcc::linear_thread()] = 0u;\n"
-                f"  if (pdcc::linear_thread() == 0u)  // this block's records for site {s}, then their scanned ends\n"
-                f"    pdcc_chunk_{s} = pdcc::pool_take(pdcc_pool_{s}, pdcc_storage_{s}, PDCC_POOL_BYTES_{s},\n"
-                f"        (unsigned long long){_groups_per_block(aggregation)} * pdcc_capacity_{s}(sizeof({record})) * "
-                f"(sizeof({record}) + 4u));\n"
-                "  __syncthreads();\n")
-    return (f"  if (pdcc::linear_thread() == 0u) {{  // join this block's group for site {s}\n"
-            "    const unsigned pdcc_blocks = gridDim.x * gridDim.y * gridDim.z;\n"
-            f"    const unsigned pdcc_k = pdcc_blocks_per_group_{s}();\n"
-            f"    const unsigned pdcc_capacity = pdcc::records_that_fit(\n"
-            f"        PDCC_RECORDS_{s} ? PDCC_RECORDS_{s} : (unsigned long long)pdcc_k * pdcc::block_threads() * "
-            f"PDCC_RECORDS_PER_THREAD_{s},\n"
-            f"        PDCC_POOL_BYTES_{s}, (pdcc_blocks + pdcc_k - 1) / pdcc_k, 1u, sizeof({record}));\n"
-            f"    pdcc_group_{s} = (pdcc_blocks + pdcc_k - 1) / pdcc_k <= sizeof(pdcc_groups_{s}) / sizeof(pdcc::GroupSlot)\n"
-            f"        ? pdcc::join_group(pdcc_groups_{s}, pdcc::linear_block() / pdcc_k, pdcc_pool_{s}, pdcc_storage_{s},\n"
-            f"                           PDCC_POOL_BYTES_{s}, pdcc_capacity, sizeof({record}))\n"
-            "        : nullptr;  // more groups than slots: every parent launches directly\n"
-            "  }\n  __syncthreads();\n")
-
-
-def _flush(aggregation: Aggregation, after: str = "", after_few: str = "") -> str:
-    """Scan the group's records and launch them as one grid; few records go one by one.
-
-    After the aggregated launch no thread waits for the launching one (no barrier, no shuffle): the
-    leader alone handles a failed launch, then runs `after`; the one-by-one branch ends with `after_few`
-    (both free a multi-block group's slot).
-    """
-    names = aggregation.names
+def _flush(aggregation: Aggregation) -> str:
+    """Every thread of the block flushes the site's groups after the body: the runtime scans, launches
+    (retrying, then one record at a time) and frees the storage; the site supplies the two launches."""
+    s, names, coarsen = aggregation.site.name, aggregation.names, aggregation.coarsen
+    record = names["record"]
     uniform = "".join(", " + value for value in aggregation.uniform_values)
-    coarsen = aggregation.coarsen
-    if aggregation.granularity == "warp":
-        scan = f"pdcc::warp_scan_records(pdcc_records, pdcc_ends, pdcc_n, {coarsen}, pdcc_mask, &pdcc_widest)"
-        leader, stride, start = "pdcc_lane == 0u", "__popc(pdcc_mask)", "pdcc_lane"
-    else:
-        scan = (f"pdcc::block_scan_records(pdcc_records, pdcc_ends, pdcc_n, {coarsen}, "
-                f"pdcc_scratch_{aggregation.site.name}, &pdcc_widest)")
-        leader, stride, start = "pdcc::linear_thread() == 0u", "pdcc::block_threads()", "pdcc::linear_thread()"
-    launch = f"{names['agg']}<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, {coarsen}{uniform});"
-    one_by_one = ["for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)",
-                  f"  {names['direct']}(pdcc_records[pdcc_i]{uniform}, {coarsen});", "break;"]
-    return (f"    if (pdcc_n >= {_few(aggregation)}) {{\n"
-            "      unsigned pdcc_widest = 0;\n"
-            f"      const unsigned pdcc_total = {scan};\n"
-            f"      if ({leader}) {{\n"
-            "        (void)cudaGetLastError();\n"
-            f"        {launch} {GENERATED_MARK}\n"
-            + "".join(line + "\n" for line in retried(
-                "        ", launch, AGGREGATED_RETRY_LIMIT_NS, one_by_one,
-                "the aggregated launch failed (pending-launch pool full?): let launches drain and retry, "
-                "at last launch each record on its own"))
-            + f"{after}"
-            "      }\n"
-            "    } else {  // too few records to be worth a group launch\n"
-            f"      for (unsigned pdcc_i = {start}; pdcc_i < pdcc_n; pdcc_i += {stride})\n"
-            f"        {names['direct']}(pdcc_records[pdcc_i]{uniform}, {coarsen});\n"
-            f"{after_few}"
-            "    }\n")
-
-
-_free_slot = ("        pdcc_slot->records = nullptr;  // free the slot for the parent's next launch\n"
-              "        pdcc_slot->capacity = 0u;\n        pdcc_slot->count = 0u;\n        pdcc_slot->blocks_done = 0u;\n"
-              "        __threadfence();\n        atomicExch(&pdcc_slot->state, 0);\n")
-
-
-def _few(aggregation: Aggregation) -> str:
-    return f"PDCC_AGG_THRESHOLD_{aggregation.site.name}" if aggregation.threshold else "1u"
-
-
-def _epilogue(aggregation: Aggregation) -> str:
-    s, record = aggregation.site.name, aggregation.names["record"]
-    if aggregation.granularity == "warp":
-        return (f"  {{ // pdcc: flush site {s}: one aggregated launch per warp\n"
-                "    const unsigned pdcc_mask = pdcc::warp_lanes(), pdcc_lane = pdcc::linear_thread() & 31u;\n"
-                "    __syncwarp(pdcc_mask);\n"
-                f"    const unsigned pdcc_capacity = pdcc_capacity_{s}(sizeof({record})), "
-                "pdcc_group = pdcc::linear_thread() >> 5;\n"
-                f"    const unsigned pdcc_groups = (pdcc::block_threads() + 31u) / 32u;\n"
-                f"    {record}* pdcc_records = reinterpret_cast<{record}*>(pdcc_chunk_{s}) + pdcc_group * pdcc_capacity;\n"
-                f"    unsigned* pdcc_ends = reinterpret_cast<unsigned*>(reinterpret_cast<{record}*>(pdcc_chunk_{s})"
-                " + pdcc_groups * pdcc_capacity) + pdcc_group * pdcc_capacity;\n"
-                f"    const unsigned pdcc_n = pdcc_chunk_{s} ? min(pdcc_count_{s}[pdcc_group], pdcc_capacity) : 0u;\n"
-                + _flush(aggregation)
-                + "  }\n")
-    if aggregation.granularity == "block":
-        return (f"  {{ // pdcc: flush site {s}: one aggregated launch per block\n"
-                "    __syncthreads();\n"
-                f"    const unsigned pdcc_capacity = pdcc_capacity_{s}(sizeof({record}));\n"
-                f"    {record}* pdcc_records = reinterpret_cast<{record}*>(pdcc_chunk_{s});\n"
-                "    unsigned* pdcc_ends = reinterpret_cast<unsigned*>(pdcc_records + pdcc_capacity);\n"
-                f"    const unsigned pdcc_n = pdcc_chunk_{s} ? min(pdcc_count_{s}[0], pdcc_capacity) : 0u;\n"
-                + _flush(aggregation)
-                + "  }\n")
-    return (f"  {{ // pdcc: flush site {s}: the last block of each group launches for the whole group\n"
-            "    __threadfence();\n    __syncthreads();\n"
-            f"    pdcc::GroupSlot* pdcc_slot = pdcc_group_{s};\n"
-            "    if (pdcc::linear_thread() == 0u) {\n"
-            "      const unsigned pdcc_blocks = gridDim.x * gridDim.y * gridDim.z;\n"
-            f"      const unsigned pdcc_k = pdcc_blocks_per_group_{s}(), pdcc_first = pdcc::linear_block() / pdcc_k * pdcc_k;\n"
-            "      const unsigned pdcc_members = min(pdcc_k, pdcc_blocks - pdcc_first);\n"
-            f"      pdcc_flag_{s} = pdcc_slot != nullptr && atomicAdd(&pdcc_slot->blocks_done, 1u) == pdcc_members - 1u;\n"
-            "    }\n    __syncthreads();\n"
-            f"    if (pdcc_flag_{s}) {{\n"
-            "      __threadfence();\n"
-            f"      {record}* pdcc_records = reinterpret_cast<{record}*>(pdcc_slot->records);\n"
-            "      const unsigned pdcc_capacity = pdcc_slot->capacity;\n"
-            "      unsigned* pdcc_ends = reinterpret_cast<unsigned*>(pdcc_records + pdcc_capacity);\n"
-            "      const unsigned pdcc_n = min(*(volatile unsigned*)&pdcc_slot->count, pdcc_capacity);\n"
-            "      __syncthreads();\n"
-            + "".join("  " + line + "\n" for line in _flush(
-                aggregation, after=_free_slot,
-                after_few="      __syncthreads();  // every thread is done with the records\n"
-                          "      if (pdcc::linear_thread() == 0u) {\n" + _free_slot + "      }\n").splitlines())
-            + "    }\n  }\n")
+    few = f"PDCC_AGG_THRESHOLD_{s}" if aggregation.threshold else "1u"
+    return (f"  pdcc_group_{s}.flush<{record}>(pdcc_pool_{s}, {coarsen}, {few}, "
+            f"[&](const pdcc::Batch<{record}>& pdcc_batch) {{\n"
+            f"    {names['agg']}<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, {coarsen}{uniform}); "
+            f"{GENERATED_MARK}\n"
+            "    return cudaGetLastError();\n"
+            f"  }}, [&](const {record}& pdcc_rec) {{ {names['direct']}(pdcc_rec{uniform}, {coarsen}); }});\n")

@@ -1,8 +1,12 @@
 // The device runtime (pragmadp/runtime/pdcc_rt.cuh) on its own, without dynamic parallelism, so that
 // compute-sanitizer's racecheck and synccheck (which cannot follow device-side launches) see every
-// shared-memory access of the scans and group counters that pdcc's aggregated parents use.
+// shared-memory access of the scans and of the group protocol that pdcc's aggregated parents use. The
+// protocol runs exactly as generated code runs it (a SitePool, a group in shared memory, open, append,
+// flush), but the "launch" given to flush checks and counts the batch instead of launching it, and can
+// fail a number of times to drive the retries and the one-by-one fallback.
 // Prints "runtime ok" and exits 0, or names the first wrong value and exits 1.
-//   nvcc -arch=sm_90 -I pragmadp/runtime tests/cuda/runtime_check.cu -o runtime_check
+//   nvcc -arch=sm_90 -rdc=true -I pragmadp/runtime tests/cuda/runtime_check.cu -o runtime_check -lcudadevrt
+// (-rdc=true for the device runtime's cudaGetLastError; nothing here launches from the device)
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -62,41 +66,110 @@ __global__ void scan_check(Record* records, unsigned* ends, unsigned* totals, un
   }
 }
 
-// multiblock groups: the first block of each group takes its storage, every thread appends, and the
-// last block to finish counts the records (which must be every thread's of the group) and frees the slot.
-__global__ void group_check(pdcc::GroupSlot* slots, pdcc::Pool* pool, unsigned char* storage,
-                            unsigned long long storage_bytes, unsigned per_group, unsigned* counted) {
-  __shared__ pdcc::GroupSlot* slot;
-  __shared__ int last;
-  const unsigned group = pdcc::linear_block() / per_group;
-  if (pdcc::linear_thread() == 0) {
-    const unsigned groups = (gridDim.x + per_group - 1) / per_group;
-    const unsigned capacity = pdcc::records_that_fit((unsigned long long)per_group * blockDim.x, storage_bytes,
-                                                     groups, 1u, sizeof(unsigned));
-    slot = pdcc::join_group(slots, group, *pool, storage, storage_bytes, capacity, sizeof(unsigned));
+// One parent's launch as generated code records it; `shape` is const, as a child's `const int n`
+// parameter makes its field (records are stored by copy construction, not assignment).
+struct ChildLaunch {
+  unsigned id;
+  const unsigned shape;
+  dim3 pdcc_grid;
+  dim3 pdcc_block;
+  __host__ __device__ ChildLaunch(unsigned id, unsigned shape, dim3 grid, dim3 block)
+      : id(id), shape(shape), pdcc_grid(grid), pdcc_block(block) {}
+};
+
+// Launch `id`: 1-D, 2-D or 3-D child grids and blocks.
+__host__ __device__ ChildLaunch make_launch(unsigned id) {
+  const unsigned shape = id % 3u;
+  const dim3 grid = shape == 0u ? dim3(1u + id % 7u) : shape == 1u ? dim3(1u + id % 4u, 1u + id % 3u) : dim3(1u + id % 3u, 2u, 1u + id % 2u);
+  const dim3 block = shape == 0u ? dim3(32u + id % 4u * 32u) : shape == 1u ? dim3(8u, 1u + id % 4u) : dim3(4u, 4u, 1u + id % 3u);
+  return ChildLaunch(id, shape, grid, block);
+}
+
+// Whether a parent thread launches: a different number of lanes in each warp (none in some, all in others).
+__host__ __device__ bool launches(unsigned block, unsigned thread) { return (thread & 31u) < ((thread >> 5) * 5u + block) % 33u; }
+
+struct Config {
+  unsigned records;           // buffer(pool, CAP)'s CAP, or 0
+  unsigned per_thread;        // PDCC_RECORDS_PER_THREAD
+  unsigned blocks_per_group;  // multiblock(K), or 0: the grid
+  unsigned few;               // agg_threshold
+  unsigned coarsen;
+  unsigned repeats;           // records per launching thread (a launch in a loop)
+  unsigned fail;              // aggregated launches that fail before one succeeds
+};
+
+enum How : unsigned { kAggregated = 1, kDirectAtSite = 2, kDirectAtFlush = 3 };
+
+struct Outcome {                  // device arrays indexed by record id, and counters
+  unsigned* done;                 // times the record's work was done
+  unsigned* how;
+  unsigned* blocks;               // original blocks the aggregated grid ran for the record
+  unsigned long long* block_sum;  // the sum of 1 + their linear indices
+  unsigned* counters;             // [0] first wrong line, [1] most attempts of a batch, [2] fewest attempts of a launched batch
+};
+
+__device__ void finish(const Outcome& out, const ChildLaunch& record, How how) {
+  atomicAdd(&out.done[record.id], 1u);
+  out.how[record.id] = how;
+}
+
+#define EXPECT(condition) if (!(condition)) atomicCAS(&out.counters[0], 0u, (unsigned)__LINE__)
+
+// The "launch" of a batch: checks what the aggregated grid would get and runs its blocks' lookups
+// (AggregatedBlock, as child__pdcc_agg does) in this thread.
+__device__ cudaError_t run_batch(const pdcc::Batch<ChildLaunch>& batch, const Config& config, const Outcome& out,
+                                 unsigned attempt) {
+  atomicMax(&out.counters[1], attempt);
+  if (attempt <= config.fail) return cudaErrorLaunchPendingCountExceeded;
+  atomicMin(&out.counters[2], attempt);
+  unsigned widest = 0;
+  for (unsigned i = 0; i < batch.count; ++i) widest = max(widest, pdcc::record_threads(batch.records[i]));
+  EXPECT(batch.count > 0 && batch.threads == widest && batch.blocks == batch.ends[batch.count - 1]);
+  for (unsigned b = 0; b < batch.blocks; ++b) {
+    const pdcc::AggregatedBlock<ChildLaunch> first = pdcc::aggregated_block(batch, config.coarsen, b, 0u);
+    const ChildLaunch& r = first.record;
+    const unsigned threads = pdcc::record_threads(r);
+    const pdcc::AggregatedBlock<ChildLaunch> last = pdcc::aggregated_block(batch, config.coarsen, b, threads - 1u);
+    const uint3 t = pdcc::unflatten(threads - 1u, r.pdcc_block);
+    EXPECT(!first.idle && !last.idle && pdcc::aggregated_block(batch, config.coarsen, b, threads).idle);
+    EXPECT(last.thread.x == t.x && last.thread.y == t.y && last.thread.z == t.z && last.record.id == r.id);
+    EXPECT(first.stride == (r.pdcc_grid.x + config.coarsen - 1u) / config.coarsen && first.block.x < first.stride);
+    for (unsigned bx = first.block.x; bx < r.pdcc_grid.x; bx += first.stride) {
+      atomicAdd(&out.blocks[r.id], 1u);
+      atomicAdd(&out.block_sum[r.id], 1ull + bx + r.pdcc_grid.x * (first.block.y + r.pdcc_grid.y * first.block.z));
+    }
   }
-  __syncthreads();
-  const unsigned at = atomicAdd(&slot->count, 1u);
-  if (at < slot->capacity) reinterpret_cast<unsigned*>(slot->records)[at] = pdcc::linear_block();
-  __threadfence();
-  __syncthreads();
-  if (pdcc::linear_thread() == 0) {
-    const unsigned members = min(per_group, gridDim.x - group * per_group);
-    last = atomicAdd(&slot->blocks_done, 1u) == members - 1u;
-  }
-  __syncthreads();
-  if (last && pdcc::linear_thread() == 0) {
-    __threadfence();
-    unsigned sum = 0;
-    const unsigned n = min(*(volatile unsigned*)&slot->count, slot->capacity);
-    for (unsigned i = 0; i < n; ++i) sum += reinterpret_cast<unsigned*>(slot->records)[i] / per_group == group;
-    counted[group] = sum;
-    slot->records = nullptr;
-    slot->count = slot->blocks_done = 0;
-    __threadfence();
-    atomicExch(&slot->state, 0);
-  }
-  if (pdcc::linear_thread() == 0) pdcc::pool_block_done(*pool);
+  for (unsigned i = 0; i < batch.count; ++i) finish(out, batch.records[i], kAggregated);
+  return cudaSuccess;
+}
+
+template <bool PerWarp, typename Site>
+__device__ void open_group(pdcc::BlockGroups<PerWarp>& group, Site& site, const Config& config) {
+  group.template open<ChildLaunch>(site, config.records, config.per_thread);
+}
+
+template <typename Site>
+__device__ void open_group(pdcc::MultiBlockGroup& group, Site& site, const Config& config) {
+  group.open<ChildLaunch>(site, config.records, config.per_thread,
+                          config.blocks_per_group ? config.blocks_per_group : pdcc::grid_blocks());
+}
+
+// A parent as pdcc writes it: open the group, append at the site (launch directly when full), flush.
+template <typename Group, typename Site>
+__global__ void protocol_check(Site* site, Config config, Outcome out) {
+  __shared__ Group group;
+  open_group(group, *site, config);
+  const unsigned block = pdcc::linear_block(), me = block * pdcc::block_threads() + pdcc::linear_thread();
+  if (launches(block, pdcc::linear_thread()))
+    for (unsigned r = 0; r < config.repeats; ++r) {
+      const ChildLaunch record = make_launch(me * config.repeats + r);
+      if (!group.append(record)) finish(out, record, kDirectAtSite);
+    }
+  unsigned attempts = 0;
+  group.template flush<ChildLaunch>(
+      *site, config.coarsen, config.few,
+      [&](const pdcc::Batch<ChildLaunch>& batch) { return run_batch(batch, config, out, ++attempts); },
+      [&](const ChildLaunch& record) { finish(out, record, kDirectAtFlush); });
 }
 
 #define CHECK(call)                                                                          \
@@ -169,36 +242,109 @@ static int check_scans(dim3 grid, dim3 block) {
   return 0;
 }
 
-static int check_groups(unsigned blocks, unsigned per_group, unsigned long long storage_bytes) {
-  const unsigned groups = (blocks + per_group - 1) / per_group;
-  pdcc::GroupSlot* slots;
-  pdcc::Pool* pool;
-  unsigned char* storage;
-  unsigned* counted;
-  CHECK(cudaMalloc(&slots, sizeof(pdcc::GroupSlot) * groups));
-  CHECK(cudaMemset(slots, 0, sizeof(pdcc::GroupSlot) * groups));
-  CHECK(cudaMalloc(&pool, sizeof(pdcc::Pool)));
-  CHECK(cudaMemset(pool, 0, sizeof(pdcc::Pool)));
-  CHECK(cudaMalloc(&storage, storage_bytes));
-  CHECK(cudaMalloc(&counted, sizeof(unsigned) * groups));
-  for (int round = 0; round < 3; ++round) {  // slots and pool are reused by the next launch
-    CHECK(cudaMemset(counted, 0xff, sizeof(unsigned) * groups));
-    group_check<<<blocks, 64>>>(slots, pool, storage, storage_bytes, per_group, counted);
+enum class Kind { kWarp, kBlock, kMultiBlock };
+
+// Attempts of an aggregated launch that always fails: the first, then one per back-off wait up to the limit.
+static unsigned attempts_before_giving_up() {
+  unsigned attempts = 1;
+  for (unsigned wait = 64; wait <= pdcc::kRetryLimitNs; wait *= 2) ++attempts;
+  return attempts;
+}
+
+// Runs the protocol three times on the same pool (slots and pool are reused by the parent's next
+// launch) and checks every record: done exactly once, aggregated while its group's storage held it
+// (capacity: the wanted records, capped by the group's fair share of the pool) and enough parents
+// launched, else directly at the site (storage full) or at the flush (too few, or launches failing).
+template <typename Group, typename Site>
+static int check_protocol(const char* name, Kind kind, dim3 grid, dim3 block, Config config) {
+  const unsigned blocks = grid.x * grid.y * grid.z, threads = block.x * block.y * block.z;
+  const unsigned ids = blocks * threads * config.repeats;
+  Site* site;
+  Outcome out;
+  CHECK(cudaMalloc(&site, sizeof(Site)));
+  CHECK(cudaMemset(site, 0, sizeof(Site)));  // as a __device__ variable starts
+  CHECK(cudaMalloc(&out.done, sizeof(unsigned) * ids));
+  CHECK(cudaMalloc(&out.how, sizeof(unsigned) * ids));
+  CHECK(cudaMalloc(&out.blocks, sizeof(unsigned) * ids));
+  CHECK(cudaMalloc(&out.block_sum, sizeof(unsigned long long) * ids));
+  CHECK(cudaMalloc(&out.counters, sizeof(unsigned) * 3));
+  const unsigned k = kind != Kind::kMultiBlock ? 1u : config.blocks_per_group ? config.blocks_per_group : blocks;
+  const unsigned groups = (blocks + k - 1) / k, warps = (threads + 31) / 32;
+  unsigned capacity;
+  if (kind == Kind::kMultiBlock)
+    capacity = groups <= Site::kSlots ? pdcc::records_that_fit(config.records ? config.records : 1ull * k * threads * config.per_thread,
+                                                               Site::kBytes, groups, 1u, sizeof(ChildLaunch))
+                                      : 0u;  // more groups than slots
+  else
+    capacity = pdcc::records_that_fit(config.records ? config.records : (kind == Kind::kWarp ? 32u : threads) * config.per_thread,
+                                      Site::kBytes, blocks, kind == Kind::kWarp ? warps : 1u, sizeof(ChildLaunch));
+  const bool launches_fail = config.fail >= attempts_before_giving_up();
+  for (int round = 0; round < 3; ++round) {
+    CHECK(cudaMemset(out.done, 0, sizeof(unsigned) * ids));
+    CHECK(cudaMemset(out.how, 0, sizeof(unsigned) * ids));
+    CHECK(cudaMemset(out.blocks, 0, sizeof(unsigned) * ids));
+    CHECK(cudaMemset(out.block_sum, 0, sizeof(unsigned long long) * ids));
+    const unsigned counters[3] = {0u, 0u, ~0u};
+    CHECK(cudaMemcpy(out.counters, counters, sizeof(counters), cudaMemcpyHostToDevice));
+    protocol_check<Group, Site><<<grid, block>>>(site, config, out);
+    CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
-    std::vector<unsigned> h(groups);
-    CHECK(cudaMemcpy(h.data(), counted, sizeof(unsigned) * groups, cudaMemcpyDeviceToHost));
-    // Every thread appends one record; a group keeps what its fair share of the storage holds.
-    const unsigned long long chunk = storage_bytes / groups, share = chunk > 128 ? (chunk - 128) / 8 : 0;
-    for (unsigned g = 0; g < groups; ++g) {
-      const unsigned members = (unsigned)std::min<unsigned long long>(std::min(per_group, blocks - g * per_group) * 64u,
-                                                                      std::min<unsigned long long>(per_group * 64u, share));
-      if (h[g] != members) {
-        std::printf("groups of %u: round %d group %u kept %u records, want %u\n", per_group, round, g, h[g], members);
+    std::vector<unsigned> done(ids), how(ids), seen(ids), got(3);
+    std::vector<unsigned long long> sums(ids);
+    CHECK(cudaMemcpy(done.data(), out.done, sizeof(unsigned) * ids, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(how.data(), out.how, sizeof(unsigned) * ids, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(seen.data(), out.blocks, sizeof(unsigned) * ids, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(sums.data(), out.block_sum, sizeof(unsigned long long) * ids, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(got.data(), out.counters, sizeof(unsigned) * 3, cudaMemcpyDeviceToHost));
+    if (got[0]) {
+      std::printf("%s: round %d: check at line %u of runtime_check.cu failed on the device\n", name, round, got[0]);
+      return 1;
+    }
+    const unsigned keys = kind == Kind::kWarp ? blocks * 32u : kind == Kind::kBlock ? blocks : groups;
+    std::vector<unsigned> appended(keys), counted(keys * 4);
+    bool any_batch = false;
+    for (unsigned b = 0; b < blocks; ++b)
+      for (unsigned t = 0; t < threads; ++t) {
+        if (!launches(b, t)) continue;
+        const unsigned key = kind == Kind::kWarp ? b * 32u + (t >> 5) : kind == Kind::kBlock ? b : b / k;
+        for (unsigned r = 0; r < config.repeats; ++r) {
+          const unsigned id = (b * threads + t) * config.repeats + r;
+          const ChildLaunch want = make_launch(id);
+          const unsigned long long n = 1ull * want.pdcc_grid.x * want.pdcc_grid.y * want.pdcc_grid.z;
+          ++appended[key];
+          if (done[id] != 1u || how[id] < kAggregated || how[id] > kDirectAtFlush) {
+            std::printf("%s: round %d: record %u done %u times, how %u\n", name, round, id, done[id], how[id]);
+            return 1;
+          }
+          ++counted[key * 4 + how[id]];
+          if (how[id] == kAggregated && (seen[id] != n || sums[id] != n * (n + 1) / 2)) {
+            std::printf("%s: round %d: record %u ran %u original blocks (sum %llu), want %llu\n", name, round, id,
+                        seen[id], sums[id], n);
+            return 1;
+          }
+        }
+      }
+    for (unsigned key = 0; key < keys; ++key) {
+      const unsigned kept = std::min(appended[key], capacity);
+      const unsigned aggregated = kept >= config.few && !launches_fail ? kept : 0u;
+      any_batch = any_batch || kept >= config.few;
+      if (counted[key * 4 + kAggregated] != aggregated || counted[key * 4 + kDirectAtFlush] != kept - aggregated ||
+          counted[key * 4 + kDirectAtSite] != appended[key] - kept) {
+        std::printf("%s: round %d: group %u (capacity %u) of %u records: %u aggregated, %u direct at the flush, %u "
+                    "at the site; want %u, %u, %u\n", name, round, key, capacity, appended[key],
+                    counted[key * 4 + kAggregated], counted[key * 4 + kDirectAtFlush], counted[key * 4 + kDirectAtSite],
+                    aggregated, kept - aggregated, appended[key] - kept);
         return 1;
       }
     }
+    const unsigned attempts = launches_fail ? attempts_before_giving_up() : config.fail + 1u;
+    if (any_batch && (got[1] != attempts || (!launches_fail && got[2] != attempts))) {
+      std::printf("%s: round %d: batches took %u to %u launch attempts, want %u\n", name, round, got[2], got[1], attempts);
+      return 1;
+    }
   }
-  cudaFree(slots); cudaFree(pool); cudaFree(storage); cudaFree(counted);
+  cudaFree(site); cudaFree(out.done); cudaFree(out.how); cudaFree(out.blocks); cudaFree(out.block_sum);
+  cudaFree(out.counters);
   return 0;
 }
 
@@ -206,8 +352,37 @@ int main() {
   const dim3 shapes[] = {dim3(256), dim3(100), dim3(16, 12), dim3(8, 4, 3), dim3(1024), dim3(1)};
   for (const dim3& shape : shapes)
     if (check_scans(dim3(5, 3), shape)) return 1;
-  if (check_groups(96, 8, 1 << 20) || check_groups(100, 7, 1 << 20) || check_groups(33, 64, 1 << 20) ||
-      check_groups(96, 8, 4096) || check_groups(200, 1, 16384))  // storage too small: the fair share caps each group
+  using Big = pdcc::SitePool<1u << 20>;
+  using Multi = pdcc::SitePool<1u << 20, 64>;
+  //                        CAP per_thread K few coarsen repeats fail
+  const Config plain =     {0,  1,        0, 1,  1,      1,      0};
+  const Config threshold = {0,  1,        0, 12, 3,      1,      0};  // agg_threshold(12), coarsen(3)
+  const Config capped =    {50, 1,        0, 1,  1,      2,      0};  // buffer(pool, 50): overflow at the site
+  const Config in_loop =   {0,  4,        0, 1,  2,      4,      0};  // a launch in a loop
+  const Config retried =   {0,  1,        0, 40, 1,      1,      3};  // three failed launches, then one works
+  const Config failing =   {0,  1,        0, 1,  1,      1,      ~0u};  // every launch fails: one by one
+  for (const dim3& shape : shapes) {
+    if (check_protocol<pdcc::WarpGroups, Big>("warp", Kind::kWarp, dim3(3, 2), shape, plain) ||
+        check_protocol<pdcc::WarpGroups, Big>("warp, agg_threshold", Kind::kWarp, dim3(3, 2), shape, threshold) ||
+        check_protocol<pdcc::BlockGroup, Big>("block", Kind::kBlock, dim3(3, 2), shape, plain) ||
+        check_protocol<pdcc::BlockGroup, Big>("block, CAP", Kind::kBlock, dim3(3, 2), shape, capped) ||
+        check_protocol<pdcc::MultiBlockGroup, Multi>("multiblock(3)", Kind::kMultiBlock, dim3(7), shape,
+                                                     Config{0, 1, 3, 1, 3, 1, 0}) ||
+        check_protocol<pdcc::MultiBlockGroup, pdcc::SitePool<1u << 20, 1>>("grid", Kind::kMultiBlock, dim3(3, 2),
+                                                                          shape, in_loop))
+      return 1;
+  }
+  const dim3 wide(1024), partial(8, 4, 3);
+  if (check_protocol<pdcc::BlockGroup, pdcc::SitePool<16384>>("block, small pool", Kind::kBlock, dim3(6), wide, in_loop) ||
+      check_protocol<pdcc::WarpGroups, pdcc::SitePool<65536>>("warp, small pool", Kind::kWarp, dim3(6), wide, in_loop) ||
+      check_protocol<pdcc::MultiBlockGroup, pdcc::SitePool<8192, 64>>("multiblock(2), small pool", Kind::kMultiBlock,
+                                                                      dim3(9), wide, Config{0, 4, 2, 1, 1, 4, 0}) ||
+      check_protocol<pdcc::MultiBlockGroup, pdcc::SitePool<1u << 20, 2>>("more groups than slots", Kind::kMultiBlock,
+                                                                        dim3(6), partial, Config{0, 1, 1, 1, 1, 1, 0}) ||
+      check_protocol<pdcc::BlockGroup, Big>("block, retried", Kind::kBlock, dim3(4), wide, retried) ||
+      check_protocol<pdcc::WarpGroups, Big>("warp, failing", Kind::kWarp, dim3(2), partial, failing) ||
+      check_protocol<pdcc::MultiBlockGroup, Multi>("multiblock(2), failing", Kind::kMultiBlock, dim3(5), partial,
+                                                   Config{0, 1, 2, 1, 1, 1, ~0u}))
     return 1;
   std::printf("runtime ok\n");
   return 0;

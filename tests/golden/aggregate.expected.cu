@@ -41,20 +41,17 @@ struct pdcc_record_per_warp_0 {
   int n;
   dim3 pdcc_grid;
   dim3 pdcc_block;
+  __device__ pdcc_record_per_warp_0(float* out, const float* in, int n, dim3 pdcc_grid, dim3 pdcc_block)
+      : out(out), in(in), n(n), pdcc_grid(pdcc_grid), pdcc_block(pdcc_block) {}
 };
 
 // pdcc: the launches of a group of parents at site per_warp_0 as one grid
-static __global__ void add_to__pdcc_agg_per_warp_0(const pdcc_record_per_warp_0* pdcc_records, const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen, float scale)
+static __global__ void __launch_bounds__(1024) add_to__pdcc_agg_per_warp_0(const pdcc::Batch<pdcc_record_per_warp_0> pdcc_batch, unsigned pdcc_coarsen, float scale)
 {
-  const unsigned pdcc_r = pdcc::find_record(pdcc_ends, pdcc_count, blockIdx.x);
-  const pdcc_record_per_warp_0 pdcc_rec = pdcc_records[pdcc_r];
-  if (threadIdx.x >= pdcc::record_threads(pdcc_rec)) return;  // this record's blocks are smaller
-  const unsigned pdcc_cx = (pdcc_rec.pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen;
-  const uint3 pdcc_b = pdcc::unflatten(blockIdx.x - (pdcc_r ? pdcc_ends[pdcc_r - 1] : 0u),
-                                       dim3(pdcc_cx, pdcc_rec.pdcc_grid.y, pdcc_rec.pdcc_grid.z));
-  const uint3 pdcc_t = pdcc::unflatten(threadIdx.x, pdcc_rec.pdcc_block);
-  for (unsigned int pdcc_bx = pdcc_b.x; pdcc_bx < pdcc_rec.pdcc_grid.x; pdcc_bx += pdcc_cx)
-    add_to__pdcc_thread(make_uint3(pdcc_bx, pdcc_b.y, pdcc_b.z), pdcc_t, pdcc_rec.pdcc_grid, pdcc_rec.pdcc_block, pdcc_rec.out, pdcc_rec.in, scale, pdcc_rec.n);
+  const pdcc::AggregatedBlock<pdcc_record_per_warp_0> pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, blockIdx.x, threadIdx.x);
+  if (pdcc_a.idle) return;
+  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; pdcc_bx += pdcc_a.stride)
+    add_to__pdcc_thread(make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z), pdcc_a.thread, pdcc_a.record.pdcc_grid, pdcc_a.record.pdcc_block, pdcc_a.record.out, pdcc_a.record.in, scale, pdcc_a.record.n);
 }
 
 // pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)
@@ -76,20 +73,17 @@ struct pdcc_record_per_block_0 {
   int n;
   dim3 pdcc_grid;
   dim3 pdcc_block;
+  __device__ pdcc_record_per_block_0(float* out, const float* in, int n, dim3 pdcc_grid, dim3 pdcc_block)
+      : out(out), in(in), n(n), pdcc_grid(pdcc_grid), pdcc_block(pdcc_block) {}
 };
 
 // pdcc: the launches of a group of parents at site per_block_0 as one grid
-static __global__ void add_to__pdcc_agg_per_block_0(const pdcc_record_per_block_0* pdcc_records, const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen, float scale)
+static __global__ void __launch_bounds__(1024) add_to__pdcc_agg_per_block_0(const pdcc::Batch<pdcc_record_per_block_0> pdcc_batch, unsigned pdcc_coarsen, float scale)
 {
-  const unsigned pdcc_r = pdcc::find_record(pdcc_ends, pdcc_count, blockIdx.x);
-  const pdcc_record_per_block_0 pdcc_rec = pdcc_records[pdcc_r];
-  if (threadIdx.x >= pdcc::record_threads(pdcc_rec)) return;  // this record's blocks are smaller
-  const unsigned pdcc_cx = (pdcc_rec.pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen;
-  const uint3 pdcc_b = pdcc::unflatten(blockIdx.x - (pdcc_r ? pdcc_ends[pdcc_r - 1] : 0u),
-                                       dim3(pdcc_cx, pdcc_rec.pdcc_grid.y, pdcc_rec.pdcc_grid.z));
-  const uint3 pdcc_t = pdcc::unflatten(threadIdx.x, pdcc_rec.pdcc_block);
-  for (unsigned int pdcc_bx = pdcc_b.x; pdcc_bx < pdcc_rec.pdcc_grid.x; pdcc_bx += pdcc_cx)
-    add_to__pdcc_thread(make_uint3(pdcc_bx, pdcc_b.y, pdcc_b.z), pdcc_t, pdcc_rec.pdcc_grid, pdcc_rec.pdcc_block, pdcc_rec.out, pdcc_rec.in, scale, pdcc_rec.n);
+  const pdcc::AggregatedBlock<pdcc_record_per_block_0> pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, blockIdx.x, threadIdx.x);
+  if (pdcc_a.idle) return;
+  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; pdcc_bx += pdcc_a.stride)
+    add_to__pdcc_thread(make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z), pdcc_a.thread, pdcc_a.record.pdcc_grid, pdcc_a.record.pdcc_block, pdcc_a.record.out, pdcc_a.record.in, scale, pdcc_a.record.n);
 }
 
 // pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)
@@ -111,20 +105,17 @@ struct pdcc_record_per_group_0 {
   int n;
   dim3 pdcc_grid;
   dim3 pdcc_block;
+  __device__ pdcc_record_per_group_0(float* out, const float* in, int n, dim3 pdcc_grid, dim3 pdcc_block)
+      : out(out), in(in), n(n), pdcc_grid(pdcc_grid), pdcc_block(pdcc_block) {}
 };
 
 // pdcc: the launches of a group of parents at site per_group_0 as one grid
-static __global__ void add_to__pdcc_agg_per_group_0(const pdcc_record_per_group_0* pdcc_records, const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen, float scale)
+static __global__ void __launch_bounds__(1024) add_to__pdcc_agg_per_group_0(const pdcc::Batch<pdcc_record_per_group_0> pdcc_batch, unsigned pdcc_coarsen, float scale)
 {
-  const unsigned pdcc_r = pdcc::find_record(pdcc_ends, pdcc_count, blockIdx.x);
-  const pdcc_record_per_group_0 pdcc_rec = pdcc_records[pdcc_r];
-  if (threadIdx.x >= pdcc::record_threads(pdcc_rec)) return;  // this record's blocks are smaller
-  const unsigned pdcc_cx = (pdcc_rec.pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen;
-  const uint3 pdcc_b = pdcc::unflatten(blockIdx.x - (pdcc_r ? pdcc_ends[pdcc_r - 1] : 0u),
-                                       dim3(pdcc_cx, pdcc_rec.pdcc_grid.y, pdcc_rec.pdcc_grid.z));
-  const uint3 pdcc_t = pdcc::unflatten(threadIdx.x, pdcc_rec.pdcc_block);
-  for (unsigned int pdcc_bx = pdcc_b.x; pdcc_bx < pdcc_rec.pdcc_grid.x; pdcc_bx += pdcc_cx)
-    add_to__pdcc_thread(make_uint3(pdcc_bx, pdcc_b.y, pdcc_b.z), pdcc_t, pdcc_rec.pdcc_grid, pdcc_rec.pdcc_block, pdcc_rec.out, pdcc_rec.in, scale, pdcc_rec.n);
+  const pdcc::AggregatedBlock<pdcc_record_per_group_0> pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, blockIdx.x, threadIdx.x);
+  if (pdcc_a.idle) return;
+  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; pdcc_bx += pdcc_a.stride)
+    add_to__pdcc_thread(make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z), pdcc_a.thread, pdcc_a.record.pdcc_grid, pdcc_a.record.pdcc_block, pdcc_a.record.out, pdcc_a.record.in, scale, pdcc_a.record.n);
 }
 
 // pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)
@@ -185,21 +176,18 @@ struct pdcc_record_per_grid_0 {
   int64_t n;
   dim3 pdcc_grid;
   dim3 pdcc_block;
+  __device__ pdcc_record_per_grid_0(T* data, int64_t n, dim3 pdcc_grid, dim3 pdcc_block)
+      : data(data), n(n), pdcc_grid(pdcc_grid), pdcc_block(pdcc_block) {}
 };
 
 // pdcc: the launches of a group of parents at site per_grid_0 as one grid
 template <typename T, int Step>
-static __global__ void fill_strided__pdcc_agg_per_grid_0(const pdcc_record_per_grid_0<T, Step>* pdcc_records, const unsigned* pdcc_ends, unsigned pdcc_count, unsigned pdcc_coarsen, T value)
+static __global__ void __launch_bounds__(1024) fill_strided__pdcc_agg_per_grid_0(const pdcc::Batch<pdcc_record_per_grid_0<T, Step>> pdcc_batch, unsigned pdcc_coarsen, T value)
 {
-  const unsigned pdcc_r = pdcc::find_record(pdcc_ends, pdcc_count, blockIdx.x);
-  const pdcc_record_per_grid_0<T, Step> pdcc_rec = pdcc_records[pdcc_r];
-  if (threadIdx.x >= pdcc::record_threads(pdcc_rec)) return;  // this record's blocks are smaller
-  const unsigned pdcc_cx = (pdcc_rec.pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen;
-  const uint3 pdcc_b = pdcc::unflatten(blockIdx.x - (pdcc_r ? pdcc_ends[pdcc_r - 1] : 0u),
-                                       dim3(pdcc_cx, pdcc_rec.pdcc_grid.y, pdcc_rec.pdcc_grid.z));
-  const uint3 pdcc_t = pdcc::unflatten(threadIdx.x, pdcc_rec.pdcc_block);
-  for (unsigned int pdcc_bx = pdcc_b.x; pdcc_bx < pdcc_rec.pdcc_grid.x; pdcc_bx += pdcc_cx)
-    fill_strided__pdcc_thread<T, Step>(make_uint3(pdcc_bx, pdcc_b.y, pdcc_b.z), pdcc_t, pdcc_rec.pdcc_grid, pdcc_rec.pdcc_block, pdcc_rec.data, value, pdcc_rec.n);
+  const pdcc::AggregatedBlock<pdcc_record_per_grid_0<T, Step>> pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, blockIdx.x, threadIdx.x);
+  if (pdcc_a.idle) return;
+  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; pdcc_bx += pdcc_a.stride)
+    fill_strided__pdcc_thread<T, Step>(make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z), pdcc_a.thread, pdcc_a.record.pdcc_grid, pdcc_a.record.pdcc_block, pdcc_a.record.data, value, pdcc_a.record.n);
 }
 
 // pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)
@@ -217,7 +205,7 @@ static __device__ void fill_strided__pdcc_direct_per_grid_0(const pdcc_record_pe
 }
 #line 17 "aggregate.cu"
 
-#line 1 "aggregate.cu"
+#line 3 "aggregate.cu"
 #ifndef PDCC_POOL_BYTES_per_warp_0
 #define PDCC_POOL_BYTES_per_warp_0 67108864
 #endif
@@ -230,29 +218,9 @@ static __device__ void fill_strided__pdcc_direct_per_grid_0(const pdcc_record_pe
 #ifndef PDCC_AGG_THRESHOLD_per_warp_0
 #define PDCC_AGG_THRESHOLD_per_warp_0 4
 #endif
-// pdcc: site per_warp_0's groups (warp): records per group, this block's storage
-__shared__ unsigned pdcc_count_per_warp_0[32];
-__shared__ unsigned char* pdcc_chunk_per_warp_0;
-__device__ pdcc::Pool pdcc_pool_per_warp_0;
-__device__ __align__(128) unsigned char pdcc_storage_per_warp_0[PDCC_POOL_BYTES_per_warp_0];
-__shared__ unsigned pdcc_scratch_per_warp_0[33];
-static __device__ __forceinline__ unsigned pdcc_capacity_per_warp_0(unsigned pdcc_record_bytes) {
-  return pdcc::records_that_fit(PDCC_RECORDS_per_warp_0 ? PDCC_RECORDS_per_warp_0 : 32u * PDCC_RECORDS_PER_THREAD_per_warp_0,
-                                PDCC_POOL_BYTES_per_warp_0, (unsigned long long)gridDim.x * gridDim.y * gridDim.z,
-                                ((pdcc::block_threads() + 31u) / 32u), pdcc_record_bytes);
-}
-template <typename Record>
-static __device__ bool pdcc_append_per_warp_0(const Record& pdcc_rec)
-{
-  if (pdcc_chunk_per_warp_0 == nullptr) return false;
-  const unsigned pdcc_group = pdcc::linear_thread() >> 5, pdcc_capacity = pdcc_capacity_per_warp_0(sizeof(Record));
-  const unsigned pdcc_slot = atomicAdd(&pdcc_count_per_warp_0[pdcc_group], 1u);
-  if (pdcc_slot >= pdcc_capacity) return false;  // full: the caller launches directly
-  reinterpret_cast<Record*>(pdcc_chunk_per_warp_0)[pdcc_group * pdcc_capacity + pdcc_slot] = pdcc_rec;
-  __threadfence();  // visible to the child grid another thread of the group launches
-  return true;
-}
-#line 18 "aggregate.cu"
+// pdcc: site per_warp_0's record storage and its warp groups (pdcc_rt.cuh)
+__device__ pdcc::SitePool<PDCC_POOL_BYTES_per_warp_0> pdcc_pool_per_warp_0;
+__shared__ pdcc::WarpGroups pdcc_group_per_warp_0;
 static __device__ void per_warp__pdcc_body(float* out, const float* in, const int* begin, const int* end, float scale) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   int n = end[row] - begin[row];
@@ -260,58 +228,27 @@ static __device__ void per_warp__pdcc_body(float* out, const float* in, const in
   { // pdcc: site per_warp_0: aggregated per warp
     const dim3 pdcc_grid = (n + 63) / 64;
     const dim3 pdcc_block = 64;
-    const pdcc_record_per_warp_0 pdcc_rec = {out + row, in + begin[row], n, pdcc_grid, pdcc_block};
-    if (!pdcc_append_per_warp_0(pdcc_rec))  // storage full: launch this one directly
+    const pdcc_record_per_warp_0 pdcc_rec(out + row, in + begin[row], n, pdcc_grid, pdcc_block);
+    if (!pdcc_group_per_warp_0.append(pdcc_rec))  // storage full: launch this one directly
       add_to__pdcc_direct_per_warp_0(pdcc_rec, scale, 1);
   }
 #line 23 "aggregate.cu"
 }
 #line 18 "aggregate.cu"
 
-// pdcc: 'per_warp' as launched: its body, then one flush per aggregated site
-__global__ void per_warp(float* out, const float* in, const int* begin, const int* end, float scale)
+// pdcc: 'per_warp' as launched: its groups opened, its body, its groups flushed
+__global__ void __launch_bounds__(1024) per_warp(float* out, const float* in, const int* begin, const int* end, float scale)
 {
-  if (pdcc::linear_thread() < 32u) pdcc_count_per_warp_0[pdcc::linear_thread()] = 0u;
-  if (pdcc::linear_thread() == 0u)  // this block's records for site per_warp_0, then their scanned ends
-    pdcc_chunk_per_warp_0 = pdcc::pool_take(pdcc_pool_per_warp_0, pdcc_storage_per_warp_0, PDCC_POOL_BYTES_per_warp_0,
-        (unsigned long long)((pdcc::block_threads() + 31u) / 32u) * pdcc_capacity_per_warp_0(sizeof(pdcc_record_per_warp_0)) * (sizeof(pdcc_record_per_warp_0) + 4u));
-  __syncthreads();
+  pdcc_group_per_warp_0.open<pdcc_record_per_warp_0>(pdcc_pool_per_warp_0, PDCC_RECORDS_per_warp_0, PDCC_RECORDS_PER_THREAD_per_warp_0);
   per_warp__pdcc_body(out, in, begin, end, scale);
-  { // pdcc: flush site per_warp_0: one aggregated launch per warp
-    const unsigned pdcc_mask = pdcc::warp_lanes(), pdcc_lane = pdcc::linear_thread() & 31u;
-    __syncwarp(pdcc_mask);
-    const unsigned pdcc_capacity = pdcc_capacity_per_warp_0(sizeof(pdcc_record_per_warp_0)), pdcc_group = pdcc::linear_thread() >> 5;
-    const unsigned pdcc_groups = (pdcc::block_threads() + 31u) / 32u;
-    pdcc_record_per_warp_0* pdcc_records = reinterpret_cast<pdcc_record_per_warp_0*>(pdcc_chunk_per_warp_0) + pdcc_group * pdcc_capacity;
-    unsigned* pdcc_ends = reinterpret_cast<unsigned*>(reinterpret_cast<pdcc_record_per_warp_0*>(pdcc_chunk_per_warp_0) + pdcc_groups * pdcc_capacity) + pdcc_group * pdcc_capacity;
-    const unsigned pdcc_n = pdcc_chunk_per_warp_0 ? min(pdcc_count_per_warp_0[pdcc_group], pdcc_capacity) : 0u;
-    if (pdcc_n >= PDCC_AGG_THRESHOLD_per_warp_0) {
-      unsigned pdcc_widest = 0;
-      const unsigned pdcc_total = pdcc::warp_scan_records(pdcc_records, pdcc_ends, pdcc_n, 1, pdcc_mask, &pdcc_widest);
-      if (pdcc_lane == 0u) {
-        (void)cudaGetLastError();
-        add_to__pdcc_agg_per_warp_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, scale); // pdcc: generated
-        for (unsigned int pdcc_wait = 64; cudaGetLastError() != cudaSuccess; pdcc_wait *= 2) {
-          // the aggregated launch failed (pending-launch pool full?): let launches drain and retry, at last launch each record on its own
-          if (pdcc_wait > 262144u) {
-            for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
-              add_to__pdcc_direct_per_warp_0(pdcc_records[pdcc_i], scale, 1);
-            break;
-          }
-          __nanosleep(pdcc_wait);
-          add_to__pdcc_agg_per_warp_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, scale); // pdcc: generated
-        }
-      }
-    } else {  // too few records to be worth a group launch
-      for (unsigned pdcc_i = pdcc_lane; pdcc_i < pdcc_n; pdcc_i += __popc(pdcc_mask))
-        add_to__pdcc_direct_per_warp_0(pdcc_records[pdcc_i], scale, 1);
-    }
-  }
-  if (pdcc::linear_thread() == 0) pdcc::pool_block_done(pdcc_pool_per_warp_0);
+  pdcc_group_per_warp_0.flush<pdcc_record_per_warp_0>(pdcc_pool_per_warp_0, 1, PDCC_AGG_THRESHOLD_per_warp_0, [&](const pdcc::Batch<pdcc_record_per_warp_0>& pdcc_batch) {
+    add_to__pdcc_agg_per_warp_0<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, 1, scale); // pdcc: generated
+    return cudaGetLastError();
+  }, [&](const pdcc_record_per_warp_0& pdcc_rec) { add_to__pdcc_direct_per_warp_0(pdcc_rec, scale, 1); });
 }
 #line 24 "aggregate.cu"
 
-#line 1 "aggregate.cu"
+#line 13 "aggregate.cu"
 #ifndef PDCC_POOL_BYTES_per_block_0
 #define PDCC_POOL_BYTES_per_block_0 67108864
 #endif
@@ -321,29 +258,9 @@ __global__ void per_warp(float* out, const float* in, const int* begin, const in
 #ifndef PDCC_RECORDS_PER_THREAD_per_block_0
 #define PDCC_RECORDS_PER_THREAD_per_block_0 4
 #endif
-// pdcc: site per_block_0's groups (block): records per group, this block's storage
-__shared__ unsigned pdcc_count_per_block_0[32];
-__shared__ unsigned char* pdcc_chunk_per_block_0;
-__device__ pdcc::Pool pdcc_pool_per_block_0;
-__device__ __align__(128) unsigned char pdcc_storage_per_block_0[PDCC_POOL_BYTES_per_block_0];
-__shared__ unsigned pdcc_scratch_per_block_0[33];
-static __device__ __forceinline__ unsigned pdcc_capacity_per_block_0(unsigned pdcc_record_bytes) {
-  return pdcc::records_that_fit(PDCC_RECORDS_per_block_0 ? PDCC_RECORDS_per_block_0 : pdcc::block_threads() * PDCC_RECORDS_PER_THREAD_per_block_0,
-                                PDCC_POOL_BYTES_per_block_0, (unsigned long long)gridDim.x * gridDim.y * gridDim.z,
-                                1u, pdcc_record_bytes);
-}
-template <typename Record>
-static __device__ bool pdcc_append_per_block_0(const Record& pdcc_rec)
-{
-  if (pdcc_chunk_per_block_0 == nullptr) return false;
-  const unsigned pdcc_group = 0u, pdcc_capacity = pdcc_capacity_per_block_0(sizeof(Record));
-  const unsigned pdcc_slot = atomicAdd(&pdcc_count_per_block_0[pdcc_group], 1u);
-  if (pdcc_slot >= pdcc_capacity) return false;  // full: the caller launches directly
-  reinterpret_cast<Record*>(pdcc_chunk_per_block_0)[pdcc_group * pdcc_capacity + pdcc_slot] = pdcc_rec;
-  __threadfence();  // visible to the child grid another thread of the group launches
-  return true;
-}
-#line 25 "aggregate.cu"
+// pdcc: site per_block_0's record storage and its block groups (pdcc_rt.cuh)
+__device__ pdcc::SitePool<PDCC_POOL_BYTES_per_block_0> pdcc_pool_per_block_0;
+__shared__ pdcc::BlockGroup pdcc_group_per_block_0;
 static __device__ void per_block__pdcc_body(float* out, const float* in, const int* begin, const int* end, int rows) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
@@ -353,8 +270,8 @@ static __device__ void per_block__pdcc_body(float* out, const float* in, const i
     { // pdcc: site per_block_0: aggregated per block
       const dim3 pdcc_grid = (n + 127) / 128;
       const dim3 pdcc_block = 128;
-      const pdcc_record_per_block_0 pdcc_rec = {out + row, in + begin[row] + part * n, n, pdcc_grid, pdcc_block};
-      if (!pdcc_append_per_block_0(pdcc_rec))  // storage full: launch this one directly
+      const pdcc_record_per_block_0 pdcc_rec(out + row, in + begin[row] + part * n, n, pdcc_grid, pdcc_block);
+      if (!pdcc_group_per_block_0.append(pdcc_rec))  // storage full: launch this one directly
         add_to__pdcc_direct_per_block_0(pdcc_rec, 1.0f, 1);
     }
 #line 32 "aggregate.cu"
@@ -362,48 +279,19 @@ static __device__ void per_block__pdcc_body(float* out, const float* in, const i
 }
 #line 25 "aggregate.cu"
 
-// pdcc: 'per_block' as launched: its body, then one flush per aggregated site
-__global__ void per_block(float* out, const float* in, const int* begin, const int* end, int rows)
+// pdcc: 'per_block' as launched: its groups opened, its body, its groups flushed
+__global__ void __launch_bounds__(1024) per_block(float* out, const float* in, const int* begin, const int* end, int rows)
 {
-  if (pdcc::linear_thread() < 32u) pdcc_count_per_block_0[pdcc::linear_thread()] = 0u;
-  if (pdcc::linear_thread() == 0u)  // this block's records for site per_block_0, then their scanned ends
-    pdcc_chunk_per_block_0 = pdcc::pool_take(pdcc_pool_per_block_0, pdcc_storage_per_block_0, PDCC_POOL_BYTES_per_block_0,
-        (unsigned long long)1u * pdcc_capacity_per_block_0(sizeof(pdcc_record_per_block_0)) * (sizeof(pdcc_record_per_block_0) + 4u));
-  __syncthreads();
+  pdcc_group_per_block_0.open<pdcc_record_per_block_0>(pdcc_pool_per_block_0, PDCC_RECORDS_per_block_0, PDCC_RECORDS_PER_THREAD_per_block_0);
   per_block__pdcc_body(out, in, begin, end, rows);
-  { // pdcc: flush site per_block_0: one aggregated launch per block
-    __syncthreads();
-    const unsigned pdcc_capacity = pdcc_capacity_per_block_0(sizeof(pdcc_record_per_block_0));
-    pdcc_record_per_block_0* pdcc_records = reinterpret_cast<pdcc_record_per_block_0*>(pdcc_chunk_per_block_0);
-    unsigned* pdcc_ends = reinterpret_cast<unsigned*>(pdcc_records + pdcc_capacity);
-    const unsigned pdcc_n = pdcc_chunk_per_block_0 ? min(pdcc_count_per_block_0[0], pdcc_capacity) : 0u;
-    if (pdcc_n >= 1u) {
-      unsigned pdcc_widest = 0;
-      const unsigned pdcc_total = pdcc::block_scan_records(pdcc_records, pdcc_ends, pdcc_n, 1, pdcc_scratch_per_block_0, &pdcc_widest);
-      if (pdcc::linear_thread() == 0u) {
-        (void)cudaGetLastError();
-        add_to__pdcc_agg_per_block_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, 1.0f); // pdcc: generated
-        for (unsigned int pdcc_wait = 64; cudaGetLastError() != cudaSuccess; pdcc_wait *= 2) {
-          // the aggregated launch failed (pending-launch pool full?): let launches drain and retry, at last launch each record on its own
-          if (pdcc_wait > 262144u) {
-            for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
-              add_to__pdcc_direct_per_block_0(pdcc_records[pdcc_i], 1.0f, 1);
-            break;
-          }
-          __nanosleep(pdcc_wait);
-          add_to__pdcc_agg_per_block_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, 1.0f); // pdcc: generated
-        }
-      }
-    } else {  // too few records to be worth a group launch
-      for (unsigned pdcc_i = pdcc::linear_thread(); pdcc_i < pdcc_n; pdcc_i += pdcc::block_threads())
-        add_to__pdcc_direct_per_block_0(pdcc_records[pdcc_i], 1.0f, 1);
-    }
-  }
-  if (pdcc::linear_thread() == 0) pdcc::pool_block_done(pdcc_pool_per_block_0);
+  pdcc_group_per_block_0.flush<pdcc_record_per_block_0>(pdcc_pool_per_block_0, 1, 1u, [&](const pdcc::Batch<pdcc_record_per_block_0>& pdcc_batch) {
+    add_to__pdcc_agg_per_block_0<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, 1, 1.0f); // pdcc: generated
+    return cudaGetLastError();
+  }, [&](const pdcc_record_per_block_0& pdcc_rec) { add_to__pdcc_direct_per_block_0(pdcc_rec, 1.0f, 1); });
 }
 #line 34 "aggregate.cu"
 
-#line 4 "aggregate.cu"
+#line 20 "aggregate.cu"
 #ifndef PDCC_POOL_BYTES_per_group_0
 #define PDCC_POOL_BYTES_per_group_0 67108864
 #endif
@@ -416,25 +304,9 @@ __global__ void per_block(float* out, const float* in, const int* begin, const i
 #ifndef PDCC_GRANULARITY_per_group_0
 #define PDCC_GRANULARITY_per_group_0 8
 #endif
-// pdcc: site per_group_0's groups (multiblock), shared by their blocks
-__device__ pdcc::GroupSlot pdcc_groups_per_group_0[65536];
-__shared__ pdcc::GroupSlot* pdcc_group_per_group_0;
-__shared__ int pdcc_flag_per_group_0;  // this block is its group's last
-__device__ pdcc::Pool pdcc_pool_per_group_0;
-__device__ __align__(128) unsigned char pdcc_storage_per_group_0[PDCC_POOL_BYTES_per_group_0];
-__shared__ unsigned pdcc_scratch_per_group_0[33];
-static __device__ __forceinline__ unsigned pdcc_blocks_per_group_per_group_0() { return PDCC_GRANULARITY_per_group_0; }
-template <typename Record>
-static __device__ bool pdcc_append_per_group_0(const Record& pdcc_rec)
-{
-  pdcc::GroupSlot* pdcc_group = pdcc_group_per_group_0;
-  if (pdcc_group == nullptr || pdcc_group->records == nullptr) return false;
-  const unsigned pdcc_slot = atomicAdd(&pdcc_group->count, 1u);
-  if (pdcc_slot >= pdcc_group->capacity) return false;  // full: the caller launches directly
-  reinterpret_cast<Record*>(pdcc_group->records)[pdcc_slot] = pdcc_rec;
-  __threadfence();  // visible to the block that launches for the group
-  return true;
-}
+// pdcc: site per_group_0's record storage and its multiblock groups (pdcc_rt.cuh)
+__device__ pdcc::SitePool<PDCC_POOL_BYTES_per_group_0, 65536> pdcc_pool_per_group_0;
+__shared__ pdcc::MultiBlockGroup pdcc_group_per_group_0;
 static __device__ void per_group__pdcc_body(float* out, const float* in, const int* begin, const int* end, int rows) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
@@ -443,91 +315,27 @@ static __device__ void per_group__pdcc_body(float* out, const float* in, const i
   { // pdcc: site per_group_0: aggregated per multiblock
     const dim3 pdcc_grid = (n + 127) / 128;
     const dim3 pdcc_block = 128;
-    const pdcc_record_per_group_0 pdcc_rec = {out + row, in + begin[row], n, pdcc_grid, pdcc_block};
-    if (!pdcc_append_per_group_0(pdcc_rec))  // storage full: launch this one directly
+    const pdcc_record_per_group_0 pdcc_rec(out + row, in + begin[row], n, pdcc_grid, pdcc_block);
+    if (!pdcc_group_per_group_0.append(pdcc_rec))  // storage full: launch this one directly
       add_to__pdcc_direct_per_group_0(pdcc_rec, 2.0f, 1);
   }
 #line 41 "aggregate.cu"
 }
 #line 35 "aggregate.cu"
 
-// pdcc: 'per_group' as launched: its body, then one flush per aggregated site
-__global__ void per_group(float* out, const float* in, const int* begin, const int* end, int rows)
+// pdcc: 'per_group' as launched: its groups opened, its body, its groups flushed
+__global__ void __launch_bounds__(1024) per_group(float* out, const float* in, const int* begin, const int* end, int rows)
 {
-  if (pdcc::linear_thread() == 0u) {  // join this block's group for site per_group_0
-    const unsigned pdcc_blocks = gridDim.x * gridDim.y * gridDim.z;
-    const unsigned pdcc_k = pdcc_blocks_per_group_per_group_0();
-    const unsigned pdcc_capacity = pdcc::records_that_fit(
-        PDCC_RECORDS_per_group_0 ? PDCC_RECORDS_per_group_0 : (unsigned long long)pdcc_k * pdcc::block_threads() * PDCC_RECORDS_PER_THREAD_per_group_0,
-        PDCC_POOL_BYTES_per_group_0, (pdcc_blocks + pdcc_k - 1) / pdcc_k, 1u, sizeof(pdcc_record_per_group_0));
-    pdcc_group_per_group_0 = (pdcc_blocks + pdcc_k - 1) / pdcc_k <= sizeof(pdcc_groups_per_group_0) / sizeof(pdcc::GroupSlot)
-        ? pdcc::join_group(pdcc_groups_per_group_0, pdcc::linear_block() / pdcc_k, pdcc_pool_per_group_0, pdcc_storage_per_group_0,
-                           PDCC_POOL_BYTES_per_group_0, pdcc_capacity, sizeof(pdcc_record_per_group_0))
-        : nullptr;  // more groups than slots: every parent launches directly
-  }
-  __syncthreads();
+  pdcc_group_per_group_0.open<pdcc_record_per_group_0>(pdcc_pool_per_group_0, PDCC_RECORDS_per_group_0, PDCC_RECORDS_PER_THREAD_per_group_0, PDCC_GRANULARITY_per_group_0);
   per_group__pdcc_body(out, in, begin, end, rows);
-  { // pdcc: flush site per_group_0: the last block of each group launches for the whole group
-    __threadfence();
-    __syncthreads();
-    pdcc::GroupSlot* pdcc_slot = pdcc_group_per_group_0;
-    if (pdcc::linear_thread() == 0u) {
-      const unsigned pdcc_blocks = gridDim.x * gridDim.y * gridDim.z;
-      const unsigned pdcc_k = pdcc_blocks_per_group_per_group_0(), pdcc_first = pdcc::linear_block() / pdcc_k * pdcc_k;
-      const unsigned pdcc_members = min(pdcc_k, pdcc_blocks - pdcc_first);
-      pdcc_flag_per_group_0 = pdcc_slot != nullptr && atomicAdd(&pdcc_slot->blocks_done, 1u) == pdcc_members - 1u;
-    }
-    __syncthreads();
-    if (pdcc_flag_per_group_0) {
-      __threadfence();
-      pdcc_record_per_group_0* pdcc_records = reinterpret_cast<pdcc_record_per_group_0*>(pdcc_slot->records);
-      const unsigned pdcc_capacity = pdcc_slot->capacity;
-      unsigned* pdcc_ends = reinterpret_cast<unsigned*>(pdcc_records + pdcc_capacity);
-      const unsigned pdcc_n = min(*(volatile unsigned*)&pdcc_slot->count, pdcc_capacity);
-      __syncthreads();
-      if (pdcc_n >= 1u) {
-        unsigned pdcc_widest = 0;
-        const unsigned pdcc_total = pdcc::block_scan_records(pdcc_records, pdcc_ends, pdcc_n, 1, pdcc_scratch_per_group_0, &pdcc_widest);
-        if (pdcc::linear_thread() == 0u) {
-          (void)cudaGetLastError();
-          add_to__pdcc_agg_per_group_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, 2.0f); // pdcc: generated
-          for (unsigned int pdcc_wait = 64; cudaGetLastError() != cudaSuccess; pdcc_wait *= 2) {
-            // the aggregated launch failed (pending-launch pool full?): let launches drain and retry, at last launch each record on its own
-            if (pdcc_wait > 262144u) {
-              for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
-                add_to__pdcc_direct_per_group_0(pdcc_records[pdcc_i], 2.0f, 1);
-              break;
-            }
-            __nanosleep(pdcc_wait);
-            add_to__pdcc_agg_per_group_0<<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, 1, 2.0f); // pdcc: generated
-          }
-          pdcc_slot->records = nullptr;  // free the slot for the parent's next launch
-          pdcc_slot->capacity = 0u;
-          pdcc_slot->count = 0u;
-          pdcc_slot->blocks_done = 0u;
-          __threadfence();
-          atomicExch(&pdcc_slot->state, 0);
-        }
-      } else {  // too few records to be worth a group launch
-        for (unsigned pdcc_i = pdcc::linear_thread(); pdcc_i < pdcc_n; pdcc_i += pdcc::block_threads())
-          add_to__pdcc_direct_per_group_0(pdcc_records[pdcc_i], 2.0f, 1);
-        __syncthreads();  // every thread is done with the records
-        if (pdcc::linear_thread() == 0u) {
-          pdcc_slot->records = nullptr;  // free the slot for the parent's next launch
-          pdcc_slot->capacity = 0u;
-          pdcc_slot->count = 0u;
-          pdcc_slot->blocks_done = 0u;
-          __threadfence();
-          atomicExch(&pdcc_slot->state, 0);
-        }
-      }
-    }
-  }
-  if (pdcc::linear_thread() == 0) pdcc::pool_block_done(pdcc_pool_per_group_0);
+  pdcc_group_per_group_0.flush<pdcc_record_per_group_0>(pdcc_pool_per_group_0, 1, 1u, [&](const pdcc::Batch<pdcc_record_per_group_0>& pdcc_batch) {
+    add_to__pdcc_agg_per_group_0<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, 1, 2.0f); // pdcc: generated
+    return cudaGetLastError();
+  }, [&](const pdcc_record_per_group_0& pdcc_rec) { add_to__pdcc_direct_per_group_0(pdcc_rec, 2.0f, 1); });
 }
 #line 42 "aggregate.cu"
 
-#line 9 "aggregate.cu"
+#line 25 "aggregate.cu"
 #ifndef PDCC_THRESHOLD_per_grid_0
 #define PDCC_THRESHOLD_per_grid_0 256
 #endif
@@ -543,25 +351,9 @@ __global__ void per_group(float* out, const float* in, const int* begin, const i
 #ifndef PDCC_RECORDS_PER_THREAD_per_grid_0
 #define PDCC_RECORDS_PER_THREAD_per_grid_0 1
 #endif
-// pdcc: site per_grid_0's groups (grid), shared by their blocks
-__device__ pdcc::GroupSlot pdcc_groups_per_grid_0[1];
-__shared__ pdcc::GroupSlot* pdcc_group_per_grid_0;
-__shared__ int pdcc_flag_per_grid_0;  // this block is its group's last
-__device__ pdcc::Pool pdcc_pool_per_grid_0;
-__device__ __align__(128) unsigned char pdcc_storage_per_grid_0[PDCC_POOL_BYTES_per_grid_0];
-__shared__ unsigned pdcc_scratch_per_grid_0[33];
-static __device__ __forceinline__ unsigned pdcc_blocks_per_group_per_grid_0() { return gridDim.x * gridDim.y * gridDim.z; }
-template <typename Record>
-static __device__ bool pdcc_append_per_grid_0(const Record& pdcc_rec)
-{
-  pdcc::GroupSlot* pdcc_group = pdcc_group_per_grid_0;
-  if (pdcc_group == nullptr || pdcc_group->records == nullptr) return false;
-  const unsigned pdcc_slot = atomicAdd(&pdcc_group->count, 1u);
-  if (pdcc_slot >= pdcc_group->capacity) return false;  // full: the caller launches directly
-  reinterpret_cast<Record*>(pdcc_group->records)[pdcc_slot] = pdcc_rec;
-  __threadfence();  // visible to the block that launches for the group
-  return true;
-}
+// pdcc: site per_grid_0's record storage and its grid groups (pdcc_rt.cuh)
+__device__ pdcc::SitePool<PDCC_POOL_BYTES_per_grid_0, 1> pdcc_pool_per_grid_0;
+__shared__ pdcc::MultiBlockGroup pdcc_group_per_grid_0;
 template <typename T>
 static __device__ void per_grid__pdcc_body(T** data, const int64_t* sizes, T value, int count) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -573,8 +365,8 @@ static __device__ void per_grid__pdcc_body(T** data, const int64_t* sizes, T val
     const dim3 pdcc_grid = ((pdcc_n + (2 * 128)) - 1) / (2 * 128);
     const dim3 pdcc_block = 128;
     if (pdcc_n >= PDCC_THRESHOLD_per_grid_0) {
-      const pdcc_record_per_grid_0<T, 2> pdcc_rec = {data[k], n, pdcc_grid, pdcc_block};
-      if (!pdcc_append_per_grid_0(pdcc_rec))  // storage full: launch this one directly
+      const pdcc_record_per_grid_0<T, 2> pdcc_rec(data[k], n, pdcc_grid, pdcc_block);
+      if (!pdcc_group_per_grid_0.append(pdcc_rec))  // storage full: launch this one directly
         fill_strided__pdcc_direct_per_grid_0<T, 2>(pdcc_rec, value, PDCC_COARSEN_per_grid_0);
     } else {
       fill_strided__pdcc_serial<T, 2>(pdcc_grid, pdcc_block, data[k], value, n);
@@ -584,80 +376,16 @@ static __device__ void per_grid__pdcc_body(T** data, const int64_t* sizes, T val
 }
 #line 44 "aggregate.cu"
 
-// pdcc: 'per_grid' as launched: its body, then one flush per aggregated site
+// pdcc: 'per_grid' as launched: its groups opened, its body, its groups flushed
 template <typename T>
-__global__ void per_grid(T** data, const int64_t* sizes, T value, int count)
+__global__ void __launch_bounds__(1024) per_grid(T** data, const int64_t* sizes, T value, int count)
 {
-  if (pdcc::linear_thread() == 0u) {  // join this block's group for site per_grid_0
-    const unsigned pdcc_blocks = gridDim.x * gridDim.y * gridDim.z;
-    const unsigned pdcc_k = pdcc_blocks_per_group_per_grid_0();
-    const unsigned pdcc_capacity = pdcc::records_that_fit(
-        PDCC_RECORDS_per_grid_0 ? PDCC_RECORDS_per_grid_0 : (unsigned long long)pdcc_k * pdcc::block_threads() * PDCC_RECORDS_PER_THREAD_per_grid_0,
-        PDCC_POOL_BYTES_per_grid_0, (pdcc_blocks + pdcc_k - 1) / pdcc_k, 1u, sizeof(pdcc_record_per_grid_0<T, 2>));
-    pdcc_group_per_grid_0 = (pdcc_blocks + pdcc_k - 1) / pdcc_k <= sizeof(pdcc_groups_per_grid_0) / sizeof(pdcc::GroupSlot)
-        ? pdcc::join_group(pdcc_groups_per_grid_0, pdcc::linear_block() / pdcc_k, pdcc_pool_per_grid_0, pdcc_storage_per_grid_0,
-                           PDCC_POOL_BYTES_per_grid_0, pdcc_capacity, sizeof(pdcc_record_per_grid_0<T, 2>))
-        : nullptr;  // more groups than slots: every parent launches directly
-  }
-  __syncthreads();
+  pdcc_group_per_grid_0.open<pdcc_record_per_grid_0<T, 2>>(pdcc_pool_per_grid_0, PDCC_RECORDS_per_grid_0, PDCC_RECORDS_PER_THREAD_per_grid_0, pdcc::grid_blocks());
   per_grid__pdcc_body<T>(data, sizes, value, count);
-  { // pdcc: flush site per_grid_0: the last block of each group launches for the whole group
-    __threadfence();
-    __syncthreads();
-    pdcc::GroupSlot* pdcc_slot = pdcc_group_per_grid_0;
-    if (pdcc::linear_thread() == 0u) {
-      const unsigned pdcc_blocks = gridDim.x * gridDim.y * gridDim.z;
-      const unsigned pdcc_k = pdcc_blocks_per_group_per_grid_0(), pdcc_first = pdcc::linear_block() / pdcc_k * pdcc_k;
-      const unsigned pdcc_members = min(pdcc_k, pdcc_blocks - pdcc_first);
-      pdcc_flag_per_grid_0 = pdcc_slot != nullptr && atomicAdd(&pdcc_slot->blocks_done, 1u) == pdcc_members - 1u;
-    }
-    __syncthreads();
-    if (pdcc_flag_per_grid_0) {
-      __threadfence();
-      pdcc_record_per_grid_0<T, 2>* pdcc_records = reinterpret_cast<pdcc_record_per_grid_0<T, 2>*>(pdcc_slot->records);
-      const unsigned pdcc_capacity = pdcc_slot->capacity;
-      unsigned* pdcc_ends = reinterpret_cast<unsigned*>(pdcc_records + pdcc_capacity);
-      const unsigned pdcc_n = min(*(volatile unsigned*)&pdcc_slot->count, pdcc_capacity);
-      __syncthreads();
-      if (pdcc_n >= 1u) {
-        unsigned pdcc_widest = 0;
-        const unsigned pdcc_total = pdcc::block_scan_records(pdcc_records, pdcc_ends, pdcc_n, PDCC_COARSEN_per_grid_0, pdcc_scratch_per_grid_0, &pdcc_widest);
-        if (pdcc::linear_thread() == 0u) {
-          (void)cudaGetLastError();
-          fill_strided__pdcc_agg_per_grid_0<T, 2><<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, PDCC_COARSEN_per_grid_0, value); // pdcc: generated
-          for (unsigned int pdcc_wait = 64; cudaGetLastError() != cudaSuccess; pdcc_wait *= 2) {
-            // the aggregated launch failed (pending-launch pool full?): let launches drain and retry, at last launch each record on its own
-            if (pdcc_wait > 262144u) {
-              for (unsigned pdcc_i = 0; pdcc_i < pdcc_n; ++pdcc_i)
-                fill_strided__pdcc_direct_per_grid_0<T, 2>(pdcc_records[pdcc_i], value, PDCC_COARSEN_per_grid_0);
-              break;
-            }
-            __nanosleep(pdcc_wait);
-            fill_strided__pdcc_agg_per_grid_0<T, 2><<<pdcc_total, pdcc_widest>>>(pdcc_records, pdcc_ends, pdcc_n, PDCC_COARSEN_per_grid_0, value); // pdcc: generated
-          }
-          pdcc_slot->records = nullptr;  // free the slot for the parent's next launch
-          pdcc_slot->capacity = 0u;
-          pdcc_slot->count = 0u;
-          pdcc_slot->blocks_done = 0u;
-          __threadfence();
-          atomicExch(&pdcc_slot->state, 0);
-        }
-      } else {  // too few records to be worth a group launch
-        for (unsigned pdcc_i = pdcc::linear_thread(); pdcc_i < pdcc_n; pdcc_i += pdcc::block_threads())
-          fill_strided__pdcc_direct_per_grid_0<T, 2>(pdcc_records[pdcc_i], value, PDCC_COARSEN_per_grid_0);
-        __syncthreads();  // every thread is done with the records
-        if (pdcc::linear_thread() == 0u) {
-          pdcc_slot->records = nullptr;  // free the slot for the parent's next launch
-          pdcc_slot->capacity = 0u;
-          pdcc_slot->count = 0u;
-          pdcc_slot->blocks_done = 0u;
-          __threadfence();
-          atomicExch(&pdcc_slot->state, 0);
-        }
-      }
-    }
-  }
-  if (pdcc::linear_thread() == 0) pdcc::pool_block_done(pdcc_pool_per_grid_0);
+  pdcc_group_per_grid_0.flush<pdcc_record_per_grid_0<T, 2>>(pdcc_pool_per_grid_0, PDCC_COARSEN_per_grid_0, 1u, [&](const pdcc::Batch<pdcc_record_per_grid_0<T, 2>>& pdcc_batch) {
+    fill_strided__pdcc_agg_per_grid_0<T, 2><<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, PDCC_COARSEN_per_grid_0, value); // pdcc: generated
+    return cudaGetLastError();
+  }, [&](const pdcc_record_per_grid_0<T, 2>& pdcc_rec) { fill_strided__pdcc_direct_per_grid_0<T, 2>(pdcc_rec, value, PDCC_COARSEN_per_grid_0); });
 }
 #line 51 "aggregate.cu"
 
