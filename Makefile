@@ -21,7 +21,7 @@ PDCC := $(VENV)/bin/pdcc
 SETUP := $(VENV)/.installed
 endif
 
-.PHONY: setup demo test test-gpu bench clean
+.PHONY: setup demo test test-gpu bench bench-check clean
 
 setup: $(SETUP)
 
@@ -52,6 +52,12 @@ test-gpu: $(SETUP)
 
 bench: $(SETUP)
 	$(PY) bench/run.py --out $(BUILD)/bench $(BENCH_ARGS)
+
+# A change against recorded results in minutes: per input the plain and aggregation-only variants and
+# the fastest configuration recorded in BASELINE; writes $(BUILD)/bench-check/comparison.md.
+BASELINE ?= bench/results/2026-11-30-h200.json
+bench-check: $(SETUP)
+	$(PY) bench/run.py --out $(BUILD)/bench-check --configs-from $(BASELINE) $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) .pytest_cache

@@ -1,31 +1,67 @@
 #!/usr/bin/env bash
 # Runs the GPU checks on a machine with an NVIDIA GPU and no network (the device box):
 # dependencies from wheels carried in .whl/ (as `make bench WHEELS=.whl` does), data from .data/.
-#   bash bench/gpu_box.sh OUTDIR [bench args...]     e.g. --tune --reps 3; SKIP_BENCH=1 or SKIP_CHECKS=1 for one half
-# Writes OUTDIR/gpu-tests.log, OUTDIR/sanitizer.log and the benchmark results (results.md/json, ratios.png).
+#   bash bench/gpu_box.sh OUTDIR checks              GPU tests, launchability after device link, compute-sanitizer
+#   bash bench/gpu_box.sh OUTDIR bench [bench args]  e.g. --configs-from bench/results/2026-11-30-h200.json
+# The device allows 10 minutes a command: each half stops its steps at BUDGET_S seconds (default 510) and
+# still writes what it has. SKIP_TESTS=1, SKIP_LAUNCHABLE=1, SKIP_SANITIZER=1 leave a step of `checks` out.
+# Writes to OUTDIR (few files: the device returns at most 8): gpu-tests.log, launchable.log, sanitizer.log,
+# or bench.log, results.md/json, comparison.md, ratios.png; and summary.txt last, also printed.
 set -uo pipefail
-out=${1:?usage: bench/gpu_box.sh OUTDIR [bench args...]}; shift
+out=${1:?usage: bench/gpu_box.sh OUTDIR checks|bench [bench args...]}
+mode=${2:?usage: bench/gpu_box.sh OUTDIR checks|bench [bench args...]}
+shift 2
+case $mode in checks|bench) ;; *) echo "gpu_box: the mode is 'checks' or 'bench', not '$mode'"; exit 2 ;; esac
 mkdir -p "$out"
 cd "$(dirname "$0")/.."
+started=$SECONDS
+budget=${BUDGET_S:-510}
+summary=$out/summary.txt
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+left() { echo $((budget - (SECONDS - started))); }  # seconds this half may still spend
+within() {  # within COMMAND...: the command, stopped when the budget is spent (exit 124)
+  local seconds; seconds=$(left)
+  if [ "$seconds" -le 10 ]; then echo "gpu_box: out of time, skipped: $*"; return 124; fi
+  timeout "$seconds" "$@"
+}
 if [ -d .whl ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/pdcc-site .whl/*.whl \
-    || { echo "cannot install the carried wheels"; exit 1; }
+    || { note "cannot install the carried wheels"; exit 1; }
   export PYTHONPATH=/tmp/pdcc-site:$PWD
 fi
-export PDCC_DATA=${PDCC_DATA:-$PWD/.data}
-nvidia-smi -L
-if [ "${SKIP_CHECKS:-0}" != 1 ]; then  # SKIP_CHECKS=1: the benchmark alone (GPU time is lent by the minute)
-echo "== GPU tests"
-python3 -m pytest -q -m gpu -rA tests/ 2>&1 | tee "$out/gpu-tests.log" | tail -15
+export PDCC_DATA=${PDCC_DATA:-$PWD/.data} PYTHONUNBUFFERED=1
+export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1  # the image's own pytest plugins belong to its older pytest
+note "$(nvidia-smi -L | head -1); commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'); mode $mode"
+
+if [ "$mode" = checks ]; then
+if [ "${SKIP_LAUNCHABLE:-0}" != 1 ]; then
+  echo "== launchability after device link: every kernel of the goldens and of the samples built by pdcc"
+  within python3 -m pytest -q -rA -p no:cacheprovider tests/test_launchable.py >"$out/launchable.log" 2>&1
+  rc=$?
+  note "launchability (exit $rc): $(tail -1 "$out/launchable.log")"
+  grep -E "^(FAILED|XFAIL|XPASS|ERROR)" "$out/launchable.log" | grep -- "-gpu\]" | head -20 | tee -a "$summary"
+fi
+if [ "${SKIP_TESTS:-0}" != 1 ]; then
+  echo "== GPU tests"
+  within python3 -m pytest -q -m gpu -rA -p no:cacheprovider tests/ --ignore=tests/test_launchable.py \
+    >"$out/gpu-tests.log" 2>&1
+  rc=$?
+  note "GPU tests (exit $rc): $(tail -1 "$out/gpu-tests.log")"
+  grep -E "^(FAILED|ERROR)" "$out/gpu-tests.log" | head -20 | tee -a "$summary"
+fi
+if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
 echo "== compute-sanitizer: memcheck on samples built by pdcc, one per transformation and granularity"
 # racecheck and synccheck cannot follow device-side launches (they warn and skip the child grids), so
 # they run on the runtime check, which uses the same scans and group counters without launching; racecheck
 # also runs on each aggregated spmv build for the parent kernels' shared memory (the group code).
 san() {  # san TOOL LABEL COMMAND...
   local tool=$1 label=$2; shift 2
-  timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >>"$out/sanitizer.log" 2>&1  # 124: timed out
-  local rc=$?
-  echo "$tool [$label] exit $rc" | tee -a "$out/sanitizer.log"
+  local seconds; seconds=$(left); [ "$seconds" -gt 300 ] && seconds=300
+  if [ "$seconds" -le 10 ]; then note "$tool [$label] skipped: out of time"; return; fi
+  timeout "$seconds" compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >>"$out/sanitizer.log" 2>&1
+  local rc=$?  # 124: timed out
+  note "$tool [$label] exit $rc"
 }
 mkdir -p /tmp/san
 parents_to_racecheck=()
@@ -36,7 +72,7 @@ for sample in spmv bfs; do
     tag=$sample-$(echo "$clauses" | tr -c 'a-z0-9\n' '_')
     sed "s/#pragma dp threshold(128)/#pragma dp $clauses/" samples/$sample/${sample}_dp.cu > /tmp/san/${sample}_dp.cu
     python3 -m pragmadp -arch=sm_90 -O3 -q -lineinfo -I samples/common -I samples/$sample /tmp/san/${sample}_dp.cu \
-      -o /tmp/san/$tag || { echo "build failed: $tag"; continue; }
+      -o /tmp/san/$tag || { note "build failed: $tag"; continue; }
     # Records that overflow launch one by one; past the 2048 pending launches memcheck itself reports
     # writes inside the device runtime (the naive nvcc program too), so that case runs small.
     case $clauses in *buffer*) size=1000 ;; *) size=20000 ;; esac
@@ -46,11 +82,10 @@ for sample in spmv bfs; do
 done
 for tag in ${parents_to_racecheck[@]+"${parents_to_racecheck[@]}"}; do
   # Its notice that it skips the child grids counts as one warning: the verdict is the count of errors.
-  timeout 300 compute-sanitizer --tool racecheck /tmp/san/$tag --size 20000 --reps 1 >/tmp/san/race.log 2>&1
+  within compute-sanitizer --tool racecheck /tmp/san/$tag --size 20000 --reps 1 >/tmp/san/race.log 2>&1
   rc=$?  # 9 with the notice alone; 124: timed out
   cat /tmp/san/race.log >>"$out/sanitizer.log"
-  echo "racecheck [$tag, parent kernels] exit $rc: $(grep -o '([0-9]* errors' /tmp/san/race.log | tr -d '(' || echo 'no summary')" \
-    | tee -a "$out/sanitizer.log"
+  note "racecheck [$tag, parent kernels] exit $rc: $(grep -o '([0-9]* errors' /tmp/san/race.log | tr -d '(' || echo 'no summary')"
 done
 nvcc -arch=sm_90 -lineinfo -I pragmadp/runtime tests/cuda/runtime_check.cu -o /tmp/san/runtime_check
 for tool in memcheck racecheck synccheck; do san $tool "runtime check" /tmp/san/runtime_check; done
@@ -60,6 +95,19 @@ for clauses in "threshold(32) coarsen(4)" "consldt(warp)" "consldt(multiblock(3)
     && san memcheck "shapes $clauses (300 x 4)" /tmp/san/shapes 300 4
 done
 fi
-[ "${SKIP_BENCH:-0}" = 1 ] && exit 0
-echo "== benchmark"
-python3 bench/run.py --out "$out/bench" "$@" 2>&1 | tee "$out/bench.log" | tail -120
+fi
+
+if [ "$mode" = bench ]; then
+  echo "== benchmark"
+  # Its binaries, logs and inputs stay in /tmp; the tables come back.
+  within python3 bench/run.py --out /tmp/pdcc-bench "$@" >"$out/bench.log" 2>&1
+  rc=$?
+  note "benchmark (exit $rc, 124: out of time; the tables hold every input finished): $(grep -m1 '^built' "$out/bench.log")"
+  for file in results.md results.json comparison.md ratios.png; do
+    [ -f /tmp/pdcc-bench/$file ] && cp /tmp/pdcc-bench/$file "$out/"
+  done
+  [ -f "$out/comparison.md" ] && cat "$out/comparison.md" >>"$summary"
+fi
+note "gpu_box $mode: $((SECONDS - started)) s"
+echo "== summary"
+cat "$summary"
