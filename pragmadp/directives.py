@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,21 @@ def _parser() -> lark.Lark:
     return lark.Lark(GRAMMAR_PATH.read_text(), parser="lalr", propagate_positions=True)
 
 
+# A C integer literal (decimal, octal, hex or binary, with its u/l suffixes) and a decimal floating literal.
+_INTEGER = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uU](ll|LL|l|L)?|(ll|LL|l|L)[uU]?)?")
+_FLOATING = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?[fFlL]?")
+_MACRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Words that cannot be macro names a user defines for a value: C++ keywords and the standard type names.
+NOT_MACROS = frozenset("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
+char32_t class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
+decltype default delete do double dynamic_cast else enum explicit export extern false float for friend goto if
+inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public
+register reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch
+template this thread_local throw true try typedef typeid typename union unsigned using virtual void volatile
+wchar_t while xor xor_eq size_t ptrdiff_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t
+dim3 uint3 threadIdx blockIdx blockDim gridDim""".split())
+
+
 @dataclass(frozen=True)
 class Value:
     """A clause value: an integer or decimal literal, or a macro name the user defines."""
@@ -40,16 +56,21 @@ class Value:
 
     @property
     def is_macro(self) -> bool:
-        return self.text[0].isalpha() or self.text[0] == "_"
+        return _MACRO_NAME.fullmatch(self.text) is not None
 
     def number(self) -> float | int | None:
-        if self.is_macro:
-            return None
-        text = self.text.rstrip("uUlLfF") if not self.text.lower().startswith(("0x", "-0x", "+0x")) else self.text.rstrip("uUlL")
-        try:
-            return int(text, 0)
-        except ValueError:
-            return float(text)
+        """The value of a C integer literal (None past 2^64 - 1, which no C type holds) or of a decimal
+        floating literal; None for anything else."""
+        if _INTEGER.fullmatch(self.text):
+            digits = self.text.rstrip("uUlL")
+            sign = -1 if digits.startswith("-") else 1
+            digits = digits.lstrip("+-")
+            base = 16 if digits[:2] in ("0x", "0X") else 2 if digits[:2] in ("0b", "0B") else 8 if digits[0] == "0" else 10
+            magnitude = int(digits[2:] if base in (16, 2) else digits, base)
+            return sign * magnitude if magnitude < 1 << 64 else None
+        if _FLOATING.fullmatch(self.text):
+            return float(self.text.rstrip("fFlL"))
+        return None
 
 
 @dataclass(frozen=True)
@@ -122,18 +143,29 @@ class Directive:
         return " ".join(c.name for c in self.clauses) or ("off" if self.off else "")
 
 
+def char_offsets(text: str, start: int) -> list[int]:
+    """The offsets of a text's characters written contiguously from byte `start`, then of its end."""
+    offsets = [start]
+    for character in text:
+        offsets.append(offsets[-1] + len(character.encode()))
+    return offsets
+
+
 def pragma_family(pragma_text: str) -> str | None:
     """'dp' or 'meld' when the text after `#pragma` belongs to pdcc, else None (e.g. `unroll`)."""
     match = re.match(r"\s*(dp|meld)\b", pragma_text)
     return match.group(1) if match else None
 
 
-def parse_directive(source: SourceFile, pragma_span: Span, text_span: Span) -> Directive:
-    """Parses the text of one pragma (bytes `text_span`, after `#pragma`) into a checked Directive."""
-    text = source.text(text_span)
+def parse_directive(source: SourceFile, pragma_span: Span, text: str, offsets: Sequence[int]) -> Directive:
+    """Parses the text of one pragma (after `#pragma`, as the preprocessor sees it) into a checked Directive.
+    `offsets` holds the file offset of each character of `text`, then of its end, for the error locations."""
 
     def span_of(start: int, end: int) -> Span:  # character offsets in `text` -> file bytes
-        return Span(text_span.start + len(text[:start].encode()), text_span.start + len(text[:end].encode()))
+        start, end = min(start, len(text)), min(max(start, end), len(text))
+        if end == start:
+            return Span(offsets[start], offsets[start])
+        return Span(offsets[start], offsets[end - 1] + len(text[end - 1].encode()))
 
     try:
         tree = _parser().parse(text)
@@ -169,7 +201,7 @@ def _syntax_error(source: SourceFile, text: str, exc: lark.exceptions.Unexpected
     return source.error(rules.PRAGMA_SYNTAX, message, span_of(pos, pos + max(1, length)))
 
 
-_TERMINAL_WORDS = {"LPAR": "'('", "RPAR": "')'", "COMMA": "','", "NAME": "a name", "SIGNED_NUMBER": "a number",
+_TERMINAL_WORDS = {"LPAR": "'('", "RPAR": "')'", "COMMA": "','", "NAME": "a name", "SIGNED_NUMBER": "a number", "OTHER_VALUE": "a value",
                    "OPERATOR": "an operator", "OFF": "'off'", "$END": "end of pragma",
                    "<END-OF-FILE>": "end of pragma"}
 
@@ -234,7 +266,11 @@ class _ClauseBuilder:
 
     def _value(self, node: lark.Tree) -> Value:
         token = node.children[0]
-        return Value(str(token), self.span(token))
+        value = Value(str(token), self.span(token))
+        if value.is_macro and value.text in NOT_MACROS:
+            raise self.error(rules.BAD_VALUE, f"'{value.text}' is a C++ keyword or type name, not a macro name",
+                             node, "give a number or the name of a macro you define (-DNAME=...)")
+        return value
 
     def _integer(self, node: lark.Tree, clause: str, minimum: int) -> Value:
         value = self._value(node)
@@ -242,7 +278,9 @@ class _ClauseBuilder:
         if value.is_macro or (isinstance(number, int) and number >= minimum):
             return value
         want = "a non-negative integer" if minimum == 0 else f"an integer >= {minimum}"
-        raise self.error(rules.BAD_VALUE, f"'{clause}' takes {want} or a macro name, not '{value.text}'", node)
+        raise self.error(rules.BAD_VALUE, f"'{clause}' takes {want} or a macro name, not '{value.text}'", node,
+                         "an integer is a C integer literal below 2^64: decimal, octal (0200), hex (0x80) or "
+                         "binary (0b1), with u/l suffixes")
 
     def _fraction(self, node: lark.Tree, clause: str) -> Value:
         value = self._value(node)

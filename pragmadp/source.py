@@ -13,11 +13,19 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from pragmadp.cuda import preprocessor
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Location, PdccError, Remark
 
 
 _NEWLINE = re.compile(b"\n")
+_LINE_DIRECTIVE = re.compile(r'\s*([0-9]+)(?:\s+"((?:\\.|[^"\\])*)")?')
+BOM = b"\xef\xbb\xbf"
+
+
+def quoted_name(path: str) -> str:
+    """A file name as it goes between the quotes of a `#line` directive."""
+    return path.replace("\\", "\\\\").replace('"', '\\"')
 
 
 @dataclass(frozen=True)
@@ -38,8 +46,43 @@ class SourceFile:
 
     @functools.cached_property
     def _line_starts(self) -> list[int]:
-        """Offsets of the line starts, built on first use (a file pdcc leaves alone never needs it)."""
-        return [0, *(match.end() for match in _NEWLINE.finditer(self.data))]
+        """Offsets of the line starts, built on first use (a file pdcc leaves alone never needs it). A
+        byte-order mark is not part of line 1, so columns and copied text start after it."""
+        return [len(BOM) if self.data.startswith(BOM) else 0, *(match.end() for match in _NEWLINE.finditer(self.data))]
+
+    @functools.cached_property
+    def preprocessor(self) -> preprocessor.Scan:
+        """The file's directives as the C preprocessor sees them."""
+        return preprocessor.scan(self.data)
+
+    @functools.cached_property
+    def _origins(self) -> tuple[list[int], list[tuple[int, str]]]:
+        """The file's own `#line` directives (and GNU line markers) outside skipped regions: the physical
+        line each one renumbers from, and the (line, quoted file name) it gives that line."""
+        starts: list[int] = []
+        origins: list[tuple[int, str]] = []
+        scan = self.preprocessor
+        name = quoted_name(self.display_path)
+        for line in scan.lines:
+            if line.skipped or not (line.name == "line" or line.name.isdigit()):
+                continue
+            text = (line.name if line.name.isdigit() else "") + scan.argument(line)[0]
+            match = _LINE_DIRECTIVE.match(text)
+            if match is None:
+                continue  # a macro pdcc cannot expand; nvcc reports a malformed one
+            name = match.group(2) if match.group(2) is not None else name
+            starts.append(self.line_of(scan.physical(line.end)) + 1)
+            origins.append((int(match.group(1)), name))
+        return starts, origins
+
+    def origin(self, line: int) -> tuple[int, str]:
+        """The (line, quoted file name) nvcc gives physical `line`, through the file's own `#line`s."""
+        starts, origins = self._origins
+        index = bisect.bisect_right(starts, line) - 1
+        if index < 0:
+            return line, quoted_name(self.display_path)
+        number, name = origins[index]
+        return number + line - starts[index], name
 
     @classmethod
     def read(cls, path: str, display_path: str | None = None) -> "SourceFile":
@@ -67,7 +110,7 @@ class SourceFile:
 
     def line_of(self, offset: int) -> int:
         """1-based line number of a byte offset."""
-        return bisect.bisect_right(self._line_starts, offset)
+        return max(1, bisect.bisect_right(self._line_starts, offset))
 
     def column_of(self, offset: int) -> int:
         """1-based byte column of a byte offset."""
@@ -152,43 +195,43 @@ class Rope:
         self.pieces.extend(other.pieces)
         return self
 
-    def render(self, mapped_line: int = 1, at_line_start: bool = True) -> str:
-        """The text, with `#line` directives wherever the output stops following the source.
-
-        `mapped_line` is the source line nvcc believes the next output line to be.
-        """
+    def render(self) -> str:
+        """The text, with `#line` directives wherever the output stops following the source. Lines are
+        named as the file's own `#line` directives name them (SourceFile.origin)."""
         out: list[str] = []
-        name = self.source.display_path.replace("\\", "\\\\").replace('"', '\\"')
+        believed = self.source.origin(1)  # the (line, file) nvcc takes the next output line for
+        at_line_start = True
 
-        def directive(line: int) -> None:
-            nonlocal mapped_line, at_line_start
+        def directive(origin: tuple[int, str]) -> None:
+            nonlocal believed, at_line_start
             if not at_line_start:
                 out.append("\n")
-            out.append(f'#line {line} "{name}"\n')
-            mapped_line, at_line_start = line, True
+            out.append(f'#line {origin[0]} "{origin[1]}"\n')
+            believed, at_line_start = origin, True
 
         for piece in self.pieces:
             if isinstance(piece, Copied):
                 text = self.source.data[piece.start:piece.end].decode("utf-8")
-                line = self.source.line_of(piece.start)
                 column = self.source.column_of(piece.start)
-                follows = mapped_line == line and (not at_line_start or column == 1)
-                if not follows:
-                    directive(line)
+                origin = self.source.origin(self.source.line_of(piece.start))
+                if not (believed == origin and (not at_line_start or column == 1)):
+                    directive(origin)
                     out.append(" " * (column - 1))  # keep nvcc's column numbers right
+                out.append(text)
+                believed = self.source.origin(self.source.line_of(piece.end))  # the user's own #line included
             else:
                 text = piece.text
                 block = "\n" in text  # a block of generated lines: start it on a line of its own
                 if block and not at_line_start:
                     out.append("\n")
-                    mapped_line += 1
-                    at_line_start = True
-                if at_line_start and mapped_line != piece.line:
-                    directive(piece.line)  # also text that starts a line (`// pdcc: ` before a pragma)
+                    believed, at_line_start = (believed[0] + 1, believed[1]), True
+                origin = self.source.origin(piece.line)
+                if at_line_start and believed != origin:
+                    directive(origin)  # also text that starts a line (`// pdcc: ` before a pragma)
                 if block and not text.endswith("\n"):
                     text += "\n"
-            out.append(text)
-            mapped_line += text.count("\n")
+                out.append(text)
+                believed = (believed[0] + text.count("\n"), believed[1])
             at_line_start = text.endswith("\n") if text else at_line_start
         return "".join(out)
 
@@ -226,13 +269,14 @@ class EditBuffer:
         self.replace(offset, offset, replacement)
 
     def rope(self) -> Rope:
-        """The whole edited file as one rope, edits in source order (insertions keep their order)."""
+        """The whole edited file as one rope, edits in source order (insertions keep their order), without
+        the byte-order mark: what pdcc inserts at the start goes after it (see render)."""
         rope = Rope(self.source)
-        position = 0
+        position = len(BOM) if self.source.data.startswith(BOM) else 0
         for edit in self.edits:
             rope.copy(position, edit.start)
             rope.extend(edit.replacement)
-            position = edit.end
+            position = max(position, edit.end)
         rope.copy(position, len(self.source.data))
         return rope
 
@@ -240,7 +284,5 @@ class EditBuffer:
         """The edited file; the input unchanged (byte for byte) when there are no edits."""
         if not self.edits:
             return self.source.data.decode("utf-8")
-        name = self.source.display_path.replace("\\", "\\\\").replace('"', '\\"')
-        text = self.rope().render()
-        bom = "\ufeff" if text.startswith("\ufeff") else ""  # a byte-order mark must stay first
-        return f'{bom}#line 1 "{name}"\n' + text[len(bom):]
+        bom = "\ufeff" if self.source.data.startswith(BOM) else ""  # a byte-order mark must stay first
+        return f'{bom}#line 1 "{quoted_name(self.source.display_path)}"\n' + self.rope().render()

@@ -7,15 +7,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pragmadp import directives as d
+from pragmadp.cuda.pragmas import pdcc_pragmas
 from pragmadp.pipeline import transform_path
 from pragmadp.report.remarks import PdccError
-from pragmadp.source import SourceFile, Span
+from pragmadp.source import SourceFile
 
 
 def parse(text: str) -> d.Directive:
-    line = f"  #pragma {text}\n".encode()
-    source = SourceFile("p.cu", line)
-    return d.parse_directive(source, Span(2, len(line) - 1), Span(10, len(line) - 1))
+    """The directive of `  #pragma TEXT`, read as the preprocessor reads it."""
+    source = SourceFile("p.cu", f"  #pragma {text}\n".encode())
+    pragma = pdcc_pragmas(source.preprocessor)[0]
+    return d.parse_directive(source, pragma.span, pragma.text, pragma.offsets)
 
 
 def test_the_seed_form_parses_verbatim():

@@ -24,7 +24,8 @@ def _normalise(text: str) -> str:
 
 
 def parse_expression(text: str, type_names: tuple[str, ...] = ()) -> c_ast.Node | None:
-    """The c_ast of a C expression, or None when pycparser cannot read it."""
+    """The c_ast of a C expression, or None when pycparser cannot read it or it is nested more than
+    MAX_DEPTH deep (the caller then falls back, e.g. to grid x block)."""
     text = _normalise(text)
     if "static_cast" in text or "::" in text or "<<<" in text:
         return None
@@ -37,7 +38,20 @@ def parse_expression(text: str, type_names: tuple[str, ...] = ()) -> c_ast.Node 
         return None
     function = tree.ext[-1]
     statement = function.body.block_items[0]
-    return statement.rvalue
+    return statement.rvalue if _depth(statement.rvalue) <= MAX_DEPTH else None
+
+
+MAX_DEPTH = 100  # deeper trees (a sum of hundreds of terms) would overflow the recursive printer and analyses
+
+
+def _depth(node: c_ast.Node) -> int:
+    """The depth of a tree, measured without recursion."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for _, child in node.children())
+    return deepest
 
 
 def to_c(node: c_ast.Node) -> str:

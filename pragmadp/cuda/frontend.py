@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from dataclasses import dataclass, field
 
 import tree_sitter
 import tree_sitter_cuda
 
 from pragmadp import directives
+from pragmadp.cuda import pragmas
 from pragmadp.directives import Directive
 from pragmadp.report import rules
 from pragmadp.source import SourceFile, Span
@@ -99,6 +101,7 @@ class Unit:
     launches: list[Launch] = field(default_factory=list)
     sites: list[Site] = field(default_factory=list)
     pdcc_pragmas: list[Node] = field(default_factory=list)   # every dp/meld pragma node, bound or not
+    pragma_at: dict[int, pragmas.Pragma] = field(default_factory=dict)  # the pragmas read, by start offset
     meld_sites: list[tuple[Directive, Node, Node]] = field(default_factory=list)
     # Indexes and cached analyses, so that no question about one site walks the whole file again.
     _by_name: dict[str, list[Function]] = field(default_factory=dict, repr=False)
@@ -143,8 +146,12 @@ class Unit:
 
 def parse(source: SourceFile) -> Unit:
     """Parses a file and binds each pdcc pragma to its statement (raising PdccError on misuse)."""
-    tree = _parser().parse(source.data)
-    unit = Unit(source, tree)
+    found = []
+    if b"pragma" in source.data:
+        _refuse_lone_carriage_returns(source)
+        found = pragmas.pdcc_pragmas(source.preprocessor)
+    tree = _parser().parse(pragmas.masked(source.data, found))
+    unit = Unit(source, tree, pragma_at={pragma.span.start: pragma for pragma in found})
     for node in walk(tree.root_node):
         if node.type == "function_definition":
             unit.add_function(_function(unit, node))
@@ -152,11 +159,35 @@ def parse(source: SourceFile) -> Unit:
             launch = _launch(unit, node)
             if launch is not None:
                 unit.add_launch(launch)
-    for node in walk(tree.root_node):
-        if node.type == "preproc_call" and _is_pdcc_pragma(unit, node):
-            unit.pdcc_pragmas.append(node)
-            _bind(unit, node)
+    for pragma in found:
+        node = _pragma_node(tree, pragma.span.start)
+        if node is None:
+            raise source.error(rules.NOT_A_LAUNCH, f"'#pragma {pragma.family}' must be on a line of its own before "
+                               "the statement it annotates", pragma.span)
+        unit.pdcc_pragmas.append(node)
+        _bind(unit, node, pragma)
     return unit
+
+
+def _refuse_lone_carriage_returns(source: SourceFile) -> None:
+    """nvcc ends a line at a carriage return alone (classic Mac OS line ends); pdcc's line bookkeeping does
+    not, so such a file is refused rather than read with its pragmas lost."""
+    lone = _LONE_CR.search(source.data)
+    if lone is not None:
+        raise source.error(rules.UNREADABLE_INPUT, "this file ends lines with a carriage return alone, which pdcc "
+                           "does not read", Span(lone.start(), lone.start() + 1),
+                           "convert its line ends to LF or CRLF (e.g. with 'dos2unix -c mac')")
+
+
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
+def _pragma_node(tree: tree_sitter.Tree, start: int) -> Node | None:
+    """The parser's directive node of the pragma that starts at byte `start`."""
+    node = tree.root_node.descendant_for_byte_range(start, start + 1)
+    while node is not None and node.type != "preproc_call":
+        node = node.parent
+    return node if node is not None and node.start_byte == start else None
 
 
 def walk(node: Node):
@@ -257,19 +288,6 @@ def _launch(unit: Unit, call: Node) -> Launch | None:
                   enclosing_function(unit, call))
 
 
-def _is_pdcc_pragma(unit: Unit, node: Node) -> bool:
-    directive = node.child_by_field_name("directive")
-    argument = node.child_by_field_name("argument")
-    return (directive is not None and unit.text(directive) == "#pragma" and argument is not None
-            and directives.pragma_family(unit.text(argument)) is not None)
-
-
-def pragma_span(node: Node) -> Span:
-    """The pragma's bytes without its trailing newline."""
-    end = node.end_byte
-    return Span(node.start_byte, end - 1 if node.text.endswith(b"\n") else end)
-
-
 def _next_statement(node: Node) -> Node | None:
     sibling = node.next_named_sibling
     while sibling is not None and sibling.type == "comment":
@@ -277,22 +295,22 @@ def _next_statement(node: Node) -> Node | None:
     return sibling
 
 
-def _bind(unit: Unit, pragma: Node) -> None:
-    argument = pragma.child_by_field_name("argument")
-    directive = directives.parse_directive(unit.source, pragma_span(pragma), unit.span(argument))
+def _bind(unit: Unit, pragma: Node, read: pragmas.Pragma) -> None:
+    directive = directives.parse_directive(unit.source, read.span, read.text, read.offsets)
     statement = _next_statement(pragma)
     if directive.family == "meld":
         if statement is None or statement.type != "if_statement":
             raise unit.source.error(rules.NOT_AN_IF, "'#pragma meld' must be followed by an if/else statement",
-                                    unit.span(statement) if statement is not None else pragma_span(pragma))
+                                    unit.span(statement) if statement is not None else read.span)
         unit.meld_sites.append((directive, pragma, statement))
         return
     launch = unit.launch_of(statement) if statement is not None else None
-    if launch is None and statement is not None and statement.type == "preproc_call" and _is_pdcc_pragma(unit, statement):
+    if launch is None and statement is not None and statement.type == "preproc_call" and \
+            statement.start_byte in unit.pragma_at:
         raise unit.source.error(rules.NOT_A_LAUNCH, "two '#pragma dp' lines before one launch; put all the clauses "
-                                "in one pragma", pragma_span(pragma), "e.g. '#pragma dp threshold(64) coarsen(2)'")
+                                "in one pragma", read.span, "e.g. '#pragma dp threshold(64) coarsen(2)'")
     if launch is None:
-        where = unit.span(statement) if statement is not None else pragma_span(pragma)
+        where = unit.span(statement) if statement is not None else read.span
         broken = statement is not None and statement.has_error
         if broken:
             raise unit.source.error(rules.UNPARSABLE_REGION,
@@ -356,15 +374,13 @@ def add_auto_sites(unit: Unit, clauses: str) -> None:
 
     Launches under `#pragma dp off`, pdcc's own launches and launches in host code are left alone.
     """
-    command_line = SourceFile("<--auto>", f"dp {clauses}".encode())
-    template = directives.parse_directive(command_line, Span(0, len(command_line.data)),
-                                          Span(0, len(command_line.data)))
-    annotated = {site.launch.statement for site in unit.sites}
-    opted_out = {_next_statement(pragma) for pragma in unit.pdcc_pragmas
-                 if directives.pragma_family(unit.text(pragma.child_by_field_name("argument"))) == "dp"
-                 and unit.text(pragma.child_by_field_name("argument")).split()[1:2] == ["off"]}
-    opted_out |= {_next_statement(node) for node in walk(unit.tree.root_node)  # pragmas pdcc already consumed
-                  if node.type == "comment" and unit.text(node).startswith("// pdcc: #pragma dp")}
+    text = f"dp {clauses}"
+    command_line = SourceFile("<--auto>", text.encode())
+    template = directives.parse_directive(command_line, Span(0, len(command_line.data)), text,
+                                          directives.char_offsets(text, 0))
+    annotated = {site.launch.statement for site in unit.sites}  # `#pragma dp off` sites too
+    opted_out = {_next_statement(node) for node in walk(unit.tree.root_node)  # pragmas pdcc already consumed
+                 if node.type == "comment" and unit.text(node).startswith("// pdcc: #pragma dp")}
     for launch in unit.launches:
         if (not launch.on_device or "__host__" in launch.enclosing.qualifiers or launch.statement in annotated
                 or launch.statement in opted_out or is_generated(launch) or launch.statement.has_error):

@@ -9,10 +9,9 @@ for that clause.
 
 from __future__ import annotations
 
-import os
-import re
 from dataclasses import dataclass, field
 
+from pragmadp.cuda import pragmas
 from pragmadp.cuda.frontend import Site, Unit
 from pragmadp.directives import AggThreshold, Buffer, Clause, Coarsen, Consolidate, Threshold, Work
 from pragmadp.report import rules
@@ -78,52 +77,12 @@ def rewrite(unit: Unit) -> Rewrite:
                             Rope(source).write_before("".join(definitions), source.line_of(parent_start)))
     for pragma in unit.pdcc_pragmas:
         _comment_out(result, pragma)
-    _unread_pragmas(result)
+    result.remarks.extend(pragmas.unread_pragmas(unit.source))
     for directive, _pragma, statement in unit.meld_sites:
         result.remark(Kind.MISSED, rules.CLAUSE_NOT_SUPPORTED,
                       "'#pragma meld' is not supported yet; the if/else is left as written",
                       Span(statement.start_byte, statement.start_byte + 2), pass_name="meld")
     return result
-
-
-_MACRO_PRAGMA = re.compile(rb'_Pragma\s*\(\s*"\s*(dp|meld)\b')
-_LOCAL_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
-_PRAGMA_LINE = re.compile(rb'^[ \t]*#[ \t]*pragma[ \t]+(dp|meld)\b', re.MULTILINE)
-_STRING_OR_COMMENT = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.DOTALL)
-
-
-def _blank_comments(data: bytes) -> bytes:
-    """The text with its comments blanked (newlines kept, so offsets and lines stay), strings intact."""
-    return _STRING_OR_COMMENT.sub(
-        lambda m: re.sub(rb"[^\n]", b" ", m.group()) if m.group().startswith(b"/") else m.group(), data)
-
-
-def _unread_pragmas(result: Rewrite) -> None:
-    """pdcc reads the '#pragma dp' lines of the file it compiles; says so where a pragma it cannot see
-    would otherwise be ignored without a word: `_Pragma("dp ...")` (macros), and the local headers included."""
-    source = result.unit.source
-    code = _blank_comments(source.data)
-    for match in _MACRO_PRAGMA.finditer(code):
-        result.remark(Kind.MISSED, rules.PRAGMA_NOT_READ,
-                      f"pdcc does not read '_Pragma(\"{match.group(1).decode()} ...\")' (nor a macro that expands to it); "
-                      f"write '#pragma {match.group(1).decode()} ...' on its own line before the statement",
-                      Span(match.start(), match.end()), pass_name="frontend")
-    directory = os.path.dirname(source.path)
-    for match in _LOCAL_INCLUDE.finditer(code):
-        name = match.group(1).decode(errors="replace")
-        try:
-            with open(os.path.join(directory, name), "rb") as handle:
-                header = handle.read()
-        except OSError:
-            continue
-        found = _PRAGMA_LINE.search(_blank_comments(header))
-        if found is not None:
-            line = header.count(b"\n", 0, found.start()) + 1
-            result.remark(Kind.MISSED, rules.PRAGMA_NOT_READ,
-                          f"'{name}' has '#pragma {found.group(1).decode()}' at line {line}, which pdcc does not "
-                          "apply: it transforms the .cu files it compiles, not the headers they include; move the "
-                          "annotated kernel into this file", Span(match.start(1) - 1, match.end(1) + 1),
-                          pass_name="frontend", header=name, line=line)
 
 
 def _not_supported(result: Rewrite, site: Site, clause: Clause) -> None:

@@ -1,0 +1,171 @@
+"""The C preprocessor's view of a file, as far as pdcc needs it: which lines are directives, what they
+say once line splices and comments are gone, and which regions it certainly skips.
+
+The preprocessor removes every backslash-newline first (translation phase 2), then replaces each
+comment by one space (phase 3), and only then looks for lines whose first token is `#` (phase 4), with
+any blanks or comments around the `#`. pdcc reads its pragmas the same way, so `# pragma dp`,
+`#pragma dp /* tuned */ threshold(8)` and `thre\\<newline>shold(8)` mean what they mean to nvcc. Without
+the macro set only `#if 0` (and the `#else` of `#if 1`) is known to be skipped; every other condition
+is taken as possibly true.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+_SPLICE = re.compile(rb"\\\r?\n")
+# Comments and the strings and character literals that may contain comment-like text, in one pass.
+_COMMENT_OR_STRING = re.compile(rb'/\*.*?(?:\*/|\Z)|//[^\n]*|"(?:\\.|[^"\\\n])*"?|\'(?:\\.|[^\'\\\n])*\'?', re.S)
+_DIRECTIVE = re.compile(rb"^[ \t\f\v\r]*#[ \t\f\v]*([A-Za-z_]\w*|[0-9]+)?", re.M)
+_CONSTANT_CONDITION = re.compile(r"\s*\(?\s*([01])\s*\)?\s*")
+_CONDITIONALS = {"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif"}
+
+
+@dataclass(frozen=True)
+class DirectiveLine:
+    """One directive: `name` is the word after `#` (`pragma`, `include`, `line`, or digits for a GNU
+    line marker); offsets are in the spliced text (see Scan.physical)."""
+
+    name: str
+    start: int          # the '#'
+    argument: int       # just after the name
+    end: int            # end of the logical line, before its newline
+    skipped: bool       # in a region the preprocessor certainly skips
+
+
+@dataclass
+class Scan:
+    """The directives of one file, and the maps from the preprocessor's text back to the file's bytes."""
+
+    code: bytes                             # spliced, every comment blanked to spaces of the same length
+    comments: list[tuple[int, int]]         # spans of the comments in `code`
+    lines: list[DirectiveLine]
+    skipped: list[tuple[int, int]]          # regions certainly skipped, in `code` offsets
+    _splices: list[int] = field(default_factory=list)   # `code` offsets where a splice was removed
+    _removed: list[int] = field(default_factory=list)   # bytes removed up to and including each one
+
+    def physical(self, offset: int) -> int:
+        """The file offset of a `code` offset."""
+        index = bisect.bisect_right(self._splices, offset)
+        return offset + (self._removed[index - 1] if index else 0)
+
+    def is_skipped(self, offset: int) -> bool:
+        index = bisect.bisect_right(self.skipped, (offset, float("inf"))) - 1
+        return index >= 0 and self.skipped[index][0] <= offset < self.skipped[index][1]
+
+    def argument(self, line: DirectiveLine) -> tuple[str, list[int]]:
+        """The text after the directive's name as the preprocessor sees it (each comment one space), and
+        the file offset of each of its characters followed by the file offset of its end."""
+        text: list[str] = []
+        offsets: list[int] = []
+        position = line.argument
+        first = bisect.bisect_left(self.comments, (line.argument, 0))
+        for start, end in [*self.comments[first:], (line.end, line.end)]:
+            start, end = min(start, line.end), min(end, line.end)
+            piece = self.code[position:start].decode("utf-8", errors="replace")
+            offset = position
+            for character in piece:
+                text.append(character)
+                offsets.append(self.physical(offset))
+                offset += len(character.encode("utf-8", errors="replace"))
+            if start >= line.end:
+                break
+            text.append(" ")
+            offsets.append(self.physical(start))
+            position = end
+        offsets.append(self.physical(line.end))
+        return "".join(text), offsets
+
+
+def scan(data: bytes) -> Scan:
+    """The directive lines of `data` with the regions the preprocessor certainly skips."""
+    splices: list[int] = []
+    removed: list[int] = []
+    if b"\\\n" in data or b"\\\r\n" in data:
+        pieces, position, total = [], 0, 0
+        for match in _SPLICE.finditer(data):
+            pieces.append(data[position:match.start()])
+            total += match.end() - match.start()
+            splices.append(match.start() - total + (match.end() - match.start()))
+            removed.append(total)
+            position = match.end()
+        pieces.append(data[position:])
+        data = b"".join(pieces)
+    comments: list[tuple[int, int]] = []
+
+    def blank(match: re.Match) -> bytes:
+        if match.group().startswith(b"/"):
+            comments.append(match.span())
+            return b" " * (match.end() - match.start())
+        return match.group()
+
+    code = _COMMENT_OR_STRING.sub(blank, data) if b"/" in data else data
+    lines, skipped = _directives(code)
+    return Scan(code, comments, lines, skipped, splices, removed)
+
+
+@dataclass
+class _Conditional:
+    """One #if group: whether the branch now open is certainly skipped, and whether an earlier branch was
+    certainly (True), certainly not (False) or possibly (None) taken."""
+
+    skipping: bool
+    taken: bool | None
+    outer_skipping: bool
+
+
+def _directives(code: bytes) -> tuple[list[DirectiveLine], list[tuple[int, int]]]:
+    lines: list[DirectiveLine] = []
+    skipped: list[tuple[int, int]] = []
+    stack: list[_Conditional] = []
+    skip_start = 0
+    for match in _DIRECTIVE.finditer(code):
+        end = code.find(b"\n", match.end())
+        end = len(code) if end < 0 else end
+        name = (match.group(1) or b"").decode()
+        was_skipping = _skipping(stack)
+        if name in _CONDITIONALS:
+            condition = _constant(code[match.end():end]) if name in ("if", "elif") else None
+            _conditional(stack, name, condition)
+        now_skipping = _skipping(stack)
+        lines.append(DirectiveLine(name, code.index(b"#", match.start()), match.end(), end,
+                                   was_skipping and now_skipping))
+        if now_skipping and not was_skipping:
+            skip_start = end
+        elif was_skipping and not now_skipping:
+            skipped.append((skip_start, match.start()))
+    if _skipping(stack):
+        skipped.append((skip_start, len(code)))  # an unterminated #if 0
+    return lines, skipped
+
+
+def _skipping(stack: list[_Conditional]) -> bool:
+    return bool(stack) and (stack[-1].skipping or stack[-1].outer_skipping)
+
+
+def _constant(condition: bytes) -> bool | None:
+    match = _CONSTANT_CONDITION.fullmatch(condition.decode("utf-8", errors="replace"))
+    return None if match is None else match.group(1) == "1"
+
+
+def _conditional(stack: list[_Conditional], name: str, condition: bool | None) -> None:
+    """Updates the #if stack for one conditional directive."""
+    if name.startswith("if"):
+        stack.append(_Conditional(condition is False, condition, _skipping(stack)))
+        return
+    if not stack:
+        return  # an #else or #endif without #if: nvcc reports it
+    top = stack[-1]
+    if name == "endif":
+        stack.pop()
+    elif name == "else":
+        top.skipping = top.taken is True
+        top.taken = True
+    else:  # elif, elifdef, elifndef
+        if top.taken is True:
+            top.skipping = True
+        else:
+            top.skipping = condition is False
+            top.taken = condition if top.taken is False else (True if condition else None)
