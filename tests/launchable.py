@@ -21,6 +21,7 @@ ARCH = "sm_90"
 MAX_BLOCK = 1024                # threads per block of every NVIDIA GPU since sm_20
 REGISTERS_PER_BLOCK = 65536     # sm_90: the register file a block may use
 REGISTER_UNIT = 256             # sm_90: registers are allocated per warp in units of 256
+WARP_UNIT = 4                   # ... and to warps in groups of 4 (seen on the H200: 102 registers -> 512 threads)
 WARP = 32
 
 # The cubin's ELF: symbols marked STO_CUDA_ENTRY are kernels; the section .nv.info holds each function's
@@ -60,9 +61,11 @@ class Kernel:
 
 def max_threads(registers: int, bound: int | None) -> int:
     """The driver's CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK on sm_90: as many warps as the register file
-    holds at `registers` per thread, at most 1024 threads and at most the kernel's launch bound."""
+    holds at `registers` per thread (in whole groups of warps), at most 1024 threads and at most the
+    kernel's launch bound."""
     per_warp = -(-registers * WARP // REGISTER_UNIT) * REGISTER_UNIT
-    by_registers = REGISTERS_PER_BLOCK // per_warp * WARP if per_warp else MAX_BLOCK
+    warps = REGISTERS_PER_BLOCK // per_warp // WARP_UNIT * WARP_UNIT if per_warp else MAX_BLOCK // WARP
+    by_registers = warps * WARP
     return min(MAX_BLOCK, by_registers, bound or MAX_BLOCK)
 
 

@@ -145,8 +145,10 @@ def test_the_cubin_reading_finds_registers_bounds_and_every_kind_of_kernel(tmp_p
 
 
 def test_registers_limit_the_block_as_the_driver_computes_it():
+    # the driver's answers on the H200 (2026-12-01) at 72, 77, 100 and 102 registers
     assert max_threads(64, None) == 1024 and max_threads(65, None) == 896 and max_threads(72, None) == 896
-    assert max_threads(76, None) == 800 and max_threads(128, None) == 512 and max_threads(255, None) == 256
+    assert max_threads(77, None) == 768 and max_threads(100, None) == max_threads(102, None) == 512
+    assert max_threads(131, None) == 384 and max_threads(255, None) == 256
     assert max_threads(32, 256) == 256 and max_threads(128, 1024) == 512
 
 
