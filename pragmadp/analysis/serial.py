@@ -51,15 +51,21 @@ def _obstacles(unit: Unit, child_node: Node) -> tuple[Obstacle, ...]:
     return tuple(_search(unit, child, child, set(), unit.analysis(_builtin_macros)))
 
 
-def _builtin_macros(unit: Unit) -> set[str]:
-    """Macros whose replacement text names a built-in index (`#define TID (blockIdx.x * ...)`)."""
+def _builtin_macros(unit: Unit) -> frozenset[str]:
+    """Macros whose replacement text names a built-in index (`#define TID (blockIdx.x * ...)`), read from
+    the preprocessor's view of the file's `#define` lines."""
+    scan = unit.source.preprocessor
     names = set()
-    for node in walk(unit.tree.root_node):
-        if node.type in ("preproc_def", "preproc_function_def"):
-            value = node.child_by_field_name("value")
-            if value is not None and any(b in unit.text(value) for b in _BUILTINS):
-                names.add(unit.text(node.child_by_field_name("name")))
-    return names
+    for line in scan.lines:
+        if line.name == "define" and not line.skipped:
+            definition = _DEFINITION.match(scan.argument(line)[0])
+            if definition is not None and _BUILTIN_WORD.search(definition.group(2)):
+                names.add(definition.group(1))
+    return frozenset(names)
+
+
+_DEFINITION = re.compile(r"\s*([A-Za-z_]\w*)(?:\([^)]*\))?(.*)", re.S)
+_BUILTIN_WORD = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim)\b")
 
 
 def _hidden_builtin(unit: Unit, node, in_callee: bool, macros: set[str]) -> str | None:

@@ -34,6 +34,13 @@ def _parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
 
 
+@functools.cache
+def _query() -> tree_sitter.Query:
+    """The nodes the Unit indexes: function definitions and kernel launches."""
+    return tree_sitter.Query(tree_sitter.Language(tree_sitter_cuda.language()),
+                             "(function_definition) @function (call_expression (kernel_call_syntax)) @launch")
+
+
 @dataclass
 class Function:
     """A function definition: a kernel (`__global__`), a device or a host function."""
@@ -125,6 +132,14 @@ class Unit:
         """The Function of a function_definition node."""
         return self._by_node.get(node)
 
+    def launches_in(self, function: Function) -> list[Launch]:
+        """The launches `function` makes, in source order."""
+        return self.analysis(_launches_by_function).get(function.node, [])
+
+    def device_launches_of(self, kernel: str) -> list[Launch]:
+        """The launches of kernel `kernel` made from device code, in source order."""
+        return self.analysis(_device_launches_by_kernel).get(kernel, [])
+
     def launch_of(self, statement: Node) -> Launch | None:
         """The launch a statement makes, if it is one."""
         return self._launch_of.get(statement)
@@ -152,13 +167,13 @@ def parse(source: SourceFile) -> Unit:
         found = pragmas.pdcc_pragmas(source.preprocessor)
     tree = _parser().parse(pragmas.masked(source.data, found))
     unit = Unit(source, tree, pragma_at={pragma.span.start: pragma for pragma in found})
-    for node in walk(tree.root_node):
-        if node.type == "function_definition":
-            unit.add_function(_function(unit, node))
-        elif node.type == "call_expression" and kernel_call_syntax(node) is not None:
-            launch = _launch(unit, node)
-            if launch is not None:
-                unit.add_launch(launch)
+    captures = tree_sitter.QueryCursor(_query()).captures(tree.root_node)  # in C: no Python walk of the file
+    for node in sorted(captures.get("function", ()), key=lambda n: (n.start_byte, -n.end_byte)):
+        unit.add_function(_function(unit, node))  # outer definitions first, for enclosing_function
+    for node in sorted(captures.get("launch", ()), key=lambda n: (n.start_byte, -n.end_byte)):
+        launch = _launch(unit, node)
+        if launch is not None:
+            unit.add_launch(launch)
     for pragma in found:
         node = _pragma_node(tree, pragma.span.start)
         if node is None:
@@ -188,6 +203,22 @@ def _pragma_node(tree: tree_sitter.Tree, start: int) -> Node | None:
     while node is not None and node.type != "preproc_call":
         node = node.parent
     return node if node is not None and node.start_byte == start else None
+
+
+def _launches_by_function(unit: Unit) -> dict[Node, list[Launch]]:
+    index: dict[Node, list[Launch]] = {}
+    for launch in unit.launches:
+        if launch.enclosing is not None:
+            index.setdefault(launch.enclosing.node, []).append(launch)
+    return index
+
+
+def _device_launches_by_kernel(unit: Unit) -> dict[str, list[Launch]]:
+    index: dict[str, list[Launch]] = {}
+    for launch in unit.launches:
+        if launch.on_device:
+            index.setdefault(launch.kernel_name, []).append(launch)
+    return index
 
 
 def walk(node: Node):
