@@ -65,5 +65,5 @@ def generate(sites: int, filler_lines: int = 50) -> str:
 
 def plain(megabytes: int) -> bytes:
     """A file of about `megabytes` MB with kernels and launches but no pdcc pragma."""
-    chunk = generate(1).replace("#pragma dp", "// no pragma here:").encode()
+    chunk = generate(1).replace("#pragma dp", "// tuned:").encode()
     return chunk * (megabytes * 1_000_000 // len(chunk) + 1)

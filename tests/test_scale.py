@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from scale_input import generate
+from pragmadp.cuda import frontend
 from pragmadp.pipeline import transform
 from pragmadp.source import SourceFile
 
@@ -33,3 +34,9 @@ def test_a_file_without_pragmas_is_not_parsed_per_line():
     source = SourceFile("plain.cu", generate(20).replace("#pragma dp", "// none").encode())
     transform(source)
     assert "_line_starts" not in vars(source)
+
+
+def test_a_file_without_pragmas_or_launches_is_not_parsed():
+    data = generate(20).replace("#pragma dp", "// none").replace("<<<", "(((").replace(">>>", ")))").encode()
+    unit = frontend.parse(SourceFile("host.cu", data))
+    assert unit.tree.root_node.end_byte == 0 and unit.launches == []

@@ -165,7 +165,10 @@ def parse(source: SourceFile) -> Unit:
     if b"pragma" in source.data:
         _refuse_lone_carriage_returns(source)
         found = pragmas.pdcc_pragmas(source.preprocessor)
-    tree = _parser().parse(pragmas.masked(source.data, found))
+    # A file with neither a pdcc pragma nor a launch holds nothing pdcc reads: it is not parsed at all
+    # (tree-sitter takes seconds and gigabytes on a 50 MB file), and stands as an empty document.
+    concerns_pdcc = found or b"<<<" in source.data
+    tree = _parser().parse(pragmas.masked(source.data, found) if concerns_pdcc else b"")
     unit = Unit(source, tree, pragma_at={pragma.span.start: pragma for pragma in found})
     captures = tree_sitter.QueryCursor(_query()).captures(tree.root_node)  # in C: no Python walk of the file
     for node in sorted(captures.get("function", ()), key=lambda n: (n.start_byte, -n.end_byte)):
