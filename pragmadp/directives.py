@@ -163,8 +163,9 @@ def parse_directive(source: SourceFile, pragma_span: Span, text: str, offsets: S
 
     def span_of(start: int, end: int) -> Span:  # character offsets in `text` -> file bytes
         start, end = min(start, len(text)), min(max(start, end), len(text))
-        if end == start:
-            return Span(offsets[start], offsets[start])
+        if end == start:  # a point: just after the character before it (not past a splice or comment)
+            point = offsets[start - 1] + len(text[start - 1].encode()) if start else offsets[0]
+            return Span(point, point)
         return Span(offsets[start], offsets[end - 1] + len(text[end - 1].encode()))
 
     try:
