@@ -232,10 +232,15 @@ constexpr unsigned kRetryLimitNs = 1u << 18;  // about 0.5 ms of waiting in all 
 
 // The group's leader launches the batch (`launch(batch)` returns the launch's cudaGetLastError()). A
 // failed launch (pending-launch pool full?) is retried with doubling back-off while launches drain; at
-// last each record goes on its own through `direct(record)`, so no work is lost.
+// last each record goes on its own through `direct(record)`, so no work is lost. Stale errors are
+// cleared first (else a launch that worked would look failed and run twice); runtime_check.cu, whose
+// "launch" launches nothing, defines PDCC_RT_NO_DEVICE_RUNTIME to build without -rdc, as
+// compute-sanitizer's racecheck and synccheck need.
 template <typename Record, typename Launch, typename Direct>
 __device__ void launch_batch(const Batch<Record>& batch, Launch& launch, Direct& direct) {
+#ifndef PDCC_RT_NO_DEVICE_RUNTIME
   (void)cudaGetLastError();
+#endif
   for (unsigned wait = 64; launch(batch) != cudaSuccess; wait *= 2) {
     if (wait > kRetryLimitNs) {
       for (unsigned i = 0; i < batch.count; ++i) direct(batch.records[i]);

@@ -5,12 +5,12 @@
 // flush), but the "launch" given to flush checks and counts the batch instead of launching it, and can
 // fail a number of times to drive the retries and the one-by-one fallback.
 // Prints "runtime ok" and exits 0, or names the first wrong value and exits 1.
-//   nvcc -arch=sm_90 -rdc=true -I pragmadp/runtime tests/cuda/runtime_check.cu -o runtime_check -lcudadevrt
-// (-rdc=true for the device runtime's cudaGetLastError; nothing here launches from the device)
+//   nvcc -arch=sm_90 -I pragmadp/runtime tests/cuda/runtime_check.cu -o runtime_check
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
+#define PDCC_RT_NO_DEVICE_RUNTIME  // the one device-runtime call (clearing stale errors) needs -rdc=true
 #include "pdcc_rt.cuh"
 
 struct Record {
