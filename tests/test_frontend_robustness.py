@@ -43,6 +43,7 @@ def error_of(code: str | bytes) -> PdccError:
     "#pragma dp threshold(128 /* tuned */)",
     "/* lead */ #pragma dp threshold(8)",
     "#pragma dp thre\\\nshold(8)",
+    "#p\\\nragma dp threshold(8)",
     "#pragma dp threshold(8) /* a comment\n   over two lines */",
     "#pragma dp threshold(0200)",
     "#pragma dp threshold(0x80u)",

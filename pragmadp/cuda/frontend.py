@@ -162,7 +162,7 @@ class Unit:
 def parse(source: SourceFile) -> Unit:
     """Parses a file and binds each pdcc pragma to its statement (raising PdccError on misuse)."""
     found = []
-    if b"pragma" in source.data:
+    if b"pragma" in source.data or b"\\\n" in source.data or b"\\\r\n" in source.data:  # a splice may hide it
         _refuse_lone_carriage_returns(source)
         found = pragmas.pdcc_pragmas(source.preprocessor)
     # A file with neither a pdcc pragma nor a launch holds nothing pdcc reads: it is not parsed at all
