@@ -26,8 +26,9 @@ from pathlib import Path
 from rich.console import Console
 
 from pragmadp import __version__, nvcc, pipeline
+from pragmadp.ir import Knob
 from pragmadp.report import rules
-from pragmadp.report.remarks import Kind, Location, PdccError, Remark, Rule
+from pragmadp.report.remarks import Kind, Location, PdccError, Remark
 from pragmadp.report.render import check_report_path, write_atomically, write_report
 from pragmadp.report.terminal import render_terminal
 from pragmadp.transforms.aggregate import RUNTIME_HEADER, RUNTIME_INCLUDE
@@ -167,8 +168,6 @@ def _main(argv: list[str], err: Console) -> int:
     return Build(options, command, err, argv).run()
 
 
-# moves to rules.py
-NVCC_KILLED = Rule("PDCC305", "nvcc-killed", "nvcc was killed by a signal; pdcc exits with 128 + the signal number.")
 
 INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
@@ -182,6 +181,7 @@ class Build:
         self.err = err
         self.argv = argv  # pdcc's own command line, for a reproducer
         self.remarks: list[Remark] = []
+        self.knobs: list[Knob] = []  # every site's tunable values, for the JSON report
         self.results: dict[int, pipeline.Result] = {}
 
     def run(self) -> int:
@@ -246,6 +246,7 @@ class Build:
                 self._error(exc.remark)
                 continue
             self.remarks.extend(self.results[index].remarks)
+            self.knobs.extend(self.results[index].knobs)
         return ok
 
     def _nvcc_arguments(self, workdir: Path | None) -> tuple[list[str], dict[str, str]]:
@@ -313,7 +314,7 @@ class Build:
         for path in self.command.dependency_outputs():
             _restore_dependency_file(path, replaced)
         if status < 0:
-            self.err.print(f"pdcc: error[{NVCC_KILLED.id}]: nvcc was killed by signal {_signal_name(-status)}",
+            self.err.print(f"pdcc: error[{rules.NVCC_KILLED.id}]: nvcc was killed by signal {_signal_name(-status)}",
                            markup=False, highlight=False)
             return 128 - status
         return status
@@ -342,7 +343,7 @@ class Build:
         written = True
         if self.options.report:
             try:
-                write_report(self.options.report, self.remarks, __version__, os.getcwd())
+                write_report(self.options.report, self.remarks, __version__, os.getcwd(), self.knobs)
             except (OSError, ValueError) as exc:
                 self._report_failed(exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc))
                 written = False

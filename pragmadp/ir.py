@@ -47,6 +47,19 @@ class KernelCall(c_ast.Node):
             tuple((f"args[{i}]", n) for i, n in enumerate(self.args))
 
 
+class Lambda(c_ast.Node):
+    """`[&](parameters) { body }`: a device lambda the runtime calls back (a site's launch of its batch)."""
+
+    __slots__ = ("parameters", "body", "coord", "__weakref__")
+    attr_names = ("parameters",)
+
+    def __init__(self, parameters: tuple[str, ...], body: "Block"):
+        self.parameters, self.body, self.coord = parameters, body, None
+
+    def children(self):
+        return ()
+
+
 Expr = c_ast.Node
 
 
@@ -74,6 +87,7 @@ class Declaration:
     name: str
     init: Expr | None = None
     comment: str = ""
+    direct: bool = False      # `type name(init...)`: a constructor's arguments (an ExprList), not `= init`
 
 
 @dataclass(frozen=True)
@@ -158,16 +172,24 @@ class Function:
     body: Block | Verbatim
     template: str = ""        # `template <...>` or ""
     comment: str = ""         # what it is, on the line above
+    bounds: str = ""          # `__launch_bounds__(...)` of a kernel, written before its name
 
     def prototype(self) -> str:
         template = self.template + "\n" if self.template else ""
-        return f"{template}{self.qualifiers} void {self.name}({', '.join(self.parameters)});"
+        return f"{template}{self.signature()};"
+
+    def signature(self) -> str:
+        bounds = self.bounds + " " if self.bounds else ""
+        return f"{self.qualifiers} void {bounds}{self.name}({', '.join(self.parameters)})"
 
 
 @dataclass(frozen=True)
 class Struct:
+    """A record type; its constructor takes every field in order (a call converts as the child's own
+    call would, where braces would warn of narrowing)."""
+
     name: str
-    fields: tuple[str, ...]
+    fields: tuple[Parameter, ...]
     template: str = ""
     comment: str = ""
 
@@ -193,7 +215,23 @@ class Prototype:
     function: Function
 
 
-Definition = Function | Struct | Knob | Prototype
+@dataclass(frozen=True)
+class Variable:
+    """A variable at namespace scope: `__device__ pdcc::SitePool<...> pdcc_pool_s;`."""
+
+    storage: str              # __device__, __shared__
+    type: str
+    name: str
+    comment: str = ""
+
+
+@dataclass(frozen=True)
+class Include:
+    header: str
+    comment: str = ""
+
+
+Definition = Function | Struct | Knob | Prototype | Variable | Include
 
 
 # --- rewriting ----------------------------------------------------------------------------------------

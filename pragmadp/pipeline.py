@@ -22,7 +22,8 @@ from pragmadp.cuda import frontend
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, PdccError, Remark
 from pragmadp.source import SourceFile, Span
-from pragmadp.transforms import rewrite
+from pragmadp import ir
+from pragmadp.rewrite import rewrite
 
 _TRANSFORMS = "pragmadp.transforms."
 
@@ -33,6 +34,7 @@ class Result:
     text: str                      # the transformed file (the input, unchanged, when nothing applies)
     remarks: list[Remark] = field(default_factory=list)
     uses_device_launches: bool = False
+    knobs: list[ir.Knob] = field(default_factory=list)   # every tunable value of the file's sites (-D MACRO=...)
 
     @property
     def changed(self) -> bool:
@@ -61,7 +63,7 @@ def transform(source: SourceFile, auto: str | None = None) -> Result:
             frontend.add_auto_sites(unit, auto)
         frontend.name_sites(unit)
         result = rewrite(unit)
-        return Result(source, result.edits.render(), result.remarks, result.uses_device_launches)
+        return Result(source, result.text, result.remarks, result.uses_device_launches, result.knobs)
     except PdccError:
         raise
     except Exception as exc:  # noqa: BLE001 - every other exception is a bug in pdcc, reported as one

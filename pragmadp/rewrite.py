@@ -14,18 +14,17 @@ from dataclasses import dataclass, field
 
 from pragmadp import ir
 from pragmadp.cgen import printer
-from pragmadp.cuda import pragmas  # noqa (moved by the front end)
+from pragmadp.cuda import pragmas
 from pragmadp.cuda.frontend import Site, Unit
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark
 from pragmadp.source import EditBuffer, Generated, Rope, Span
+from pragmadp.transforms import aggregate, coarsen, threshold
 from pragmadp.transforms import child as children
-from pragmadp.transforms import coarsen_pass as coarsen
 from pragmadp.transforms import site as sites
-from pragmadp.transforms import threshold_pass as threshold
 from pragmadp.transforms.base import Applied, Context, SitePlan
 
-PASSES = (threshold, coarsen)
+PASSES = (threshold, coarsen, aggregate)
 
 
 @dataclass
@@ -51,13 +50,17 @@ def rewrite(unit: Unit) -> Rewritten:
             _replace_statement(edits, site, replacement)
             rewritten_parents.setdefault(site.launch.enclosing.node, site)
     context.site, context.pass_name = None, ""
-    for site in rewritten_parents.values():
-        _bound(context, edits, site, result)
+    context.finish()
+    for span, text in context.edits:
+        edits.replace(span.start, span.end, Rope(unit.source).write(text, unit.source.line_of(span.start)))
+    for parent, site in rewritten_parents.items():
+        if parent not in context.wrapped:
+            _bound(context, edits, site, result)
     for placed in context.placed.values():
         edits.insert(placed.offset, _placed_rope(unit, placed))
     for pragma in unit.pdcc_pragmas:
         _comment_out(edits, unit, pragma)
-    result.remarks += pragmas.unread(unit)
+    result.remarks += pragmas.unread_pragmas(unit.source)
     for _directive, _pragma, statement in unit.meld_sites:
         context.pass_name = "meld"
         result.remarks.append(context.remark(Kind.MISSED, rules.CLAUSE_NOT_SUPPORTED,
@@ -81,9 +84,15 @@ def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:
     if not passes:
         return None
     context.pass_name = passes[0].NAME
+    first = directive.clause(passes[0].CLAUSE).span
+    if len(site.launch.config) < 2:
+        result.remarks.append(context.remark(
+            Kind.MISSED, rules.LAUNCH_FORM, first, reason="the launch gives its grid size alone (`<<<grid>>>`), where pdcc "
+            "needs a grid and a block size", outcome="; the launch is left as written"))
+        return None
     found = children.find(context, site)
     if isinstance(found, children.NotFound):
-        result.remarks.append(context.remark(Kind.MISSED, found.rule, directive.clause(passes[0].CLAUSE).span,
+        result.remarks.append(context.remark(Kind.MISSED, found.rule, first,
                                              child=site.launch.kernel_name, reason=found.reason,
                                              outcome="; the launch is left as written"))
         return None
@@ -96,6 +105,7 @@ def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:
         if isinstance(outcome, Applied):
             plan.code = outcome.code
             plan.applied.append(outcome.summary)
+            plan.knobs += outcome.knobs
             result.knobs += outcome.knobs
     if not plan.applied:
         return None
@@ -152,12 +162,18 @@ def _replace_statement(edits: EditBuffer, site: Site, code: ir.Stmt) -> None:
 def _placed_rope(unit: Unit, placed) -> Rope:
     """Definitions after a child, or the knobs and prototypes before a function."""
     rope = Rope(unit.source)
-    if placed.before:  # prototypes, then knobs
-        ordered = sorted(placed.definitions, key=lambda d: isinstance(d, ir.Knob))
+    if placed.before:  # prototypes, knobs, then the variables that use them
+        ordered = sorted(placed.definitions, key=lambda d: (isinstance(d, (ir.Knob, ir.Variable)),
+                                                            isinstance(d, ir.Variable)))
         return rope.write_before("".join(printer.prelude(d) for d in ordered), placed.line)
+    written = ""  # consecutive definitions pdcc writes whole go in one piece: one `#line` for them all
     for definition in placed.definitions:
-        printer.definition(definition, rope, placed.line)
-    return rope
+        if isinstance(definition, ir.Function) and isinstance(definition.body, ir.Verbatim):
+            printer.definition(definition, rope.write(written, placed.line), placed.line)
+            written = ""
+        else:
+            written += printer.definition_text(definition)
+    return rope.write(written, placed.line)
 
 
 def _comment_out(edits: EditBuffer, unit: Unit, pragma) -> None:

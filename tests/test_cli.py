@@ -309,7 +309,7 @@ def test_the_known_crash_shape_gives_an_internal_error_not_a_traceback(project: 
     The failure is injected so that this stays a test of the reporting once that crash is fixed."""
     source = ANNOTATED.replace("parent(int* x, const int* len)", "parent(int* x, const int* len, void (*)(int))")
     (project / "src" / "kernels.cu").write_text(source.replace("threshold(32)", "consldt(block)"))
-    done = pdcc_with_failure(project, "pragmadp.transforms.aggregate.apply", "-c", "src/kernels.cu", "--report",
+    done = pdcc_with_failure(project, "pragmadp.transforms.aggregate.plan", "-c", "src/kernels.cu", "--report",
                              "r.json")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert re.match(r"src/kernels\.cu:9:3: error\[PDCC900\]: internal error in pass \w+ at this site: "

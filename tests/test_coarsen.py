@@ -24,8 +24,9 @@ def run(child_body: str, clauses: str = "coarsen(4)"):
 
 def test_plain_child_is_coarsened_with_a_serial_fallback():
     result = run("int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = 1;")
-    assert [r.rule.id for r in result.remarks] == ["PDCC550"]
-    assert "child__pdcc_coarse<<<pdcc_cgrid, pdcc_block>>>(x, n, pdcc_grid);" in result.text
+    assert [r.rule.id for r in result.remarks] == ["PDCC550", "PDCC530"]
+    assert ("child__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_0 - 1) / PDCC_COARSEN_parent_0, "
+            "pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(x, n, pdcc_grid);") in result.text
     assert "if (cudaGetLastError() != cudaSuccess)" in result.text and "child__pdcc_serial(pdcc_grid" in result.text
     assert "__syncthreads();  // the next original block" not in result.text
 

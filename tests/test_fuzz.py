@@ -6,9 +6,7 @@ InternalError is a bug), a valid pragma is never silently ignored, same input sa
 own output changes nothing, and what nvcc compiles before pdcc it compiles after.
 
 Hypothesis runs derandomized (fixed seeds, no example database), so CI sees the same inputs every run.
-Forms that pdcc gets wrong today are left out of the generators (the `KNOWN_BROKEN` switches) and pinned
-by a strict xfail with the exact input each: when a fix lands, its xfail passes, fails strictly, and the
-fixer removes the xfail and switches the form back on in the generator.
+Each form the fuzzing once found broken is pinned in a regression list with its exact input.
 """
 
 from __future__ import annotations
@@ -64,11 +62,6 @@ KERNEL = "__global__ void child(int* x, int n) { if (threadIdx.x < n) x[threadId
 LAUNCH = "  child<<<(n + 31) / 32, 32>>>(x, n);\n"
 PRAGMA_LINE = 3  # the physical line the generated pragma starts on
 
-# Forms pdcc mishandles today (issue 9 item 11, in files others own); each has a strict xfail below.
-KNOWN_BROKEN = {
-    "splice in pragma or dp": True,     # `#p\<newline>ragma dp threshold(4)`: ignored silently
-}
-
 WHITESPACE = [" ", "\t", "  "]
 SPLICES = ["\\\n", " \\\n", "\\\n  "]
 
@@ -122,8 +115,7 @@ def pragmas(draw) -> GeneratedPragma:
         physical += [previous, gap]
     physical.append(tokens[-1])
     if draw(st.booleans()):  # a splice inside a word (physical[3] is `pragma`, physical[5] `dp`)
-        first = 6 if KNOWN_BROKEN["splice in pragma or dp"] else 0
-        k = draw(st.sampled_from([k for k, part in enumerate(physical) if k >= first and _word(part) and len(part) > 1]))
+        k = draw(st.sampled_from([k for k, part in enumerate(physical) if _word(part) and len(part) > 1]))
         cut = draw(st.integers(1, len(physical[k]) - 1))
         physical[k] = physical[k][:cut] + "\\\n" + physical[k][cut:]
     physical.append(draw(st.sampled_from(["", " ", "\t", " // tuned"] + comments)))
@@ -180,18 +172,10 @@ def test_any_text_after_pragma_dp_is_answered(clauses: str):
     "#pragma dp thre\\\nshold(4)",
     "#pragma dp coarsen( \\\nFACTOR\\\n)",
     "#pragma dp threshold(0200)",
+    "#p\\\nragma dp threshold(4)",
 ])
 def test_pragma_forms_the_preprocessor_accepts(pragma: str):
     """Each form was ignored, rejected or a crash once (issue 9 item 11)."""
-    check_pragma(GeneratedPragma(pragma, preprocessed(pragma), valid=True))
-
-
-@pytest.mark.parametrize("pragma", [
-    pytest.param("#p\\\nragma dp threshold(4)", id="splice in pragma"),
-])
-@pytest.mark.xfail(strict=True, reason="issue 9 item 11: pragmas as the C preprocessor sees them "
-                                       "(pragmadp/cuda/frontend.py, pragmadp/directives.py)")
-def test_known_broken_pragma_forms(pragma: str):
     check_pragma(GeneratedPragma(pragma, preprocessed(pragma), valid=True))
 
 

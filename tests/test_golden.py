@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 
 import pytest
+import tree_sitter
+import tree_sitter_cuda
 
 from conftest import nvcc_compile
 from pragmadp.pipeline import transform, transform_path
@@ -61,7 +63,8 @@ def test_idempotent_and_deterministic(source: Path):
 def test_untouched_lines_survive_in_order(source: Path):
     """Every input line but the pragmas and the annotated launches is in the output, in order, and
     nvcc would place it at its original line number (following the #line directives). The one other
-    change allowed: an aggregating parent's header, whose body becomes `NAME__pdcc_body`."""
+    changes allowed are in a rewritten parent's header: an aggregating parent's body becomes
+    `NAME__pdcc_body`, and a kernel without bounds of its own gets `__launch_bounds__(1024)`."""
     lines = source.read_text().splitlines()
     pragma_lines = {i for i, line in enumerate(lines) if re.match(r"\s*#pragma (dp|meld)\b", line)}
     launch_lines = set()
@@ -86,7 +89,8 @@ def test_untouched_lines_survive_in_order(source: Path):
         if number in pragma_lines or number in launch_lines or not line.strip():
             continue
         outlined = re.sub(r"__global__ (.*?)(\w+)\(", r"static __device__ \1\2__pdcc_body(", line)
-        while position < len(output) and not (output[position] in (line, outlined)
+        bounded = re.sub(r"__global__ (.*?)(\w+)\(", r"__global__ \1__launch_bounds__(1024) \2(", line)
+        while position < len(output) and not (output[position] in (line, outlined, bounded)
                                               and mapped.get(position) == number + 1):
             position += 1
         assert position < len(output), f"line {number + 1} lost or misplaced: {line!r}"
@@ -113,3 +117,22 @@ def test_auto_leaves_launches_under_consumed_pragmas_alone():
     first = transform(SourceFile("b.cu", code.encode()), auto="threshold(8)").text
     assert "__pdcc_serial" not in first
     assert transform(SourceFile("b.cu", first.encode()), auto="threshold(8)").text == first
+
+
+@pytest.mark.parametrize("source", INPUTS, ids=lambda p: p.stem)
+def test_output_parses_back_without_errors(source: Path):
+    """Round trip: what pdcc writes is CUDA the front end reads cleanly (a broken template fails here,
+    not in nvcc). Code the parser cannot read in the input (cpp_heavy's extended lambda) stays so."""
+    parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
+
+    def errors(text: bytes) -> list[bytes]:
+        tree = parser.parse(text)
+        return [node.text for node in _walk(tree.root_node) if node.is_error or node.is_missing]
+
+    assert errors(transformed(source).encode()) == errors(source.read_bytes())
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)

@@ -15,14 +15,15 @@ def test_template_fills_expression_statement_and_argument_holes():
     body = ir.ExprStmt(ir.call("work", ir.name("i")))
     loop = templates.statement("for (int i = 0; i < {n}; ++i) // every item\n  {body};",
                                n=ir.name("count"), body=body)
-    assert printer.text(loop) == "for (int i = 0; i < count; ++i) // every item\n  work(i);\n"
+    assert printer.text(loop) == "for (int i = 0; i < count; ++i) // every item\n  work(i);\n"  # a header: one space
     call = templates.statement("f(a, {rest});", rest=[ir.name("b"), ir.name("c")])
     assert printer.text(call) == "f(a, b, c);\n"
 
 
 def test_template_type_hole_and_comment_lines():
-    code = templates.statements("// the record\n{record} r = {value};", record="const rec_t", value=ir.name("v"))
-    assert printer.text(ir.Sequence(code)) == "// the record\nconst rec_t r = v;\n"
+    code = templates.statements("// the record\n{record} r = {value};  // of one parent", record="const rec_t",
+                                value=ir.name("v"))
+    assert printer.text(ir.Sequence(code)) == "// the record\nconst rec_t r = v;  // of one parent\n"  # after code: two
 
 
 @pytest.mark.parametrize("template, holes, error", [

@@ -26,13 +26,6 @@ RUNTIME = f"-I{ROOT / 'pragmadp' / 'runtime'}"
 
 SAMPLE_CASES = [(name, configuration) for name in GPU_SAMPLES for configuration in GPU_CONFIGURATIONS]
 
-# Outputs with a kernel that pdcc made unlaunchable at 1024 threads, before the transforms added launch
-# bounds (commit 51d5b3f: parents at 67-131 registers after link, 384-896 threads): expected to fail in the
-# CPU variant until then, never in the GPU one. Every sample but bfs under threshold and coarsening alone.
-KNOWN_UNLAUNCHABLE = {"aggregate", "aggregate_threshold_coarsen", "coarsen", "dim3_2d", "three_d"} | {
-    f"{name}-{configuration}" for name, configuration in SAMPLE_CASES if name != "bfs" or "consldt" in configuration}
-
-
 def read(cubin: bytes, reader: str) -> list[Kernel]:
     """The kernels of a linked cubin, read from the cubin itself (`cpu`) or from the driver (`gpu`)."""
     found = kernels(cubin)
@@ -40,12 +33,10 @@ def read(cubin: bytes, reader: str) -> list[Kernel]:
 
 
 def cases(subjects: list, ids: list[str]) -> list:
-    """Each subject read both ways; a known failure is expected only where the cubin is read."""
+    """Each subject read both ways: from the linked cubin (CPU) and by the driver (GPU)."""
     params = []
     for subject, name in zip(subjects, ids):
-        known = [pytest.mark.xfail(raises=AssertionError, reason="no launch bounds yet (issue 9 item 7)", strict=False)] \
-            if name in KNOWN_UNLAUNCHABLE else []
-        params += [pytest.param(subject, "cpu", marks=[pytest.mark.nvcc, *known], id=f"{name}-cpu"),
+        params += [pytest.param(subject, "cpu", marks=[pytest.mark.nvcc], id=f"{name}-cpu"),
                    pytest.param(subject, "gpu", marks=[pytest.mark.nvcc, pytest.mark.gpu], id=f"{name}-gpu")]
     return params
 

@@ -58,7 +58,7 @@ def test_child_defined_elsewhere_or_overloaded():
 def test_unnamed_and_defaulted_parameters_are_forwarded():
     result = run("__global__ void child(int* x, int, int n = 4) { x[threadIdx.x] = n; }\n",
                  PARENT)
-    assert [r.rule.id for r in result.remarks] == ["PDCC500", "PDCC501"]
+    assert [r.rule.id for r in result.remarks] == ["PDCC500", "PDCC501", "PDCC530"]
     assert "int pdcc_param1" in result.text
 
 
@@ -130,7 +130,7 @@ def test_the_serial_version_is_never_inlined():
 
 def test_an_aggregated_launch_in_a_loop_launches_what_does_not_fit_directly():
     result = run(PLAIN_CHILD, looped("consldt(block)"))
-    site = result.text[result.text.index("if (!pdcc_append_parent_0(pdcc_rec))"):]
+    site = result.text[result.text.index("if (!pdcc_group_parent_0.append(pdcc_rec))"):]
     assert site.splitlines()[1].strip() == "child__pdcc_direct_parent_0(pdcc_rec, x, n, 1);"
     storage = next(r for r in result.remarks if r.rule.id == "PDCC561")
     assert "4, the launch is in a loop" in storage.message and "launches directly" in storage.message

@@ -28,6 +28,15 @@ class CudaGenerator(c_generator.CGenerator):
     def visit_Verbatim(self, n: ir.Verbatim) -> str:
         return n.text
 
+    def visit_Lambda(self, n: ir.Lambda) -> str:
+        """One line for one simple statement; else several, which the statement that holds the lambda
+        indents after its first."""
+        lines = [line for item in n.body.items for line in statement_lines(item, "  ")]
+        head = f"[&]({', '.join(n.parameters)})"
+        if len(lines) == 1 and "//" not in lines[0]:
+            return f"{head} {{ {lines[0].strip()} }}"
+        return head + " {" + "".join(f"\n{line}" for line in lines) + "\n}"
+
     def visit_Cast(self, n: c_ast.Cast) -> str:
         return "(" + self._generate_type(n.to_type, emit_declname=False) + ")" + self._operand(n.expr, _UNARY)
 
@@ -74,8 +83,9 @@ def expression(node: ir.Expr) -> str:
     return _GENERATOR.visit(node)
 
 
-def _trailing(comment: str) -> str:
-    return f" // {comment}" if comment else ""
+def _trailing(comment: str, after_code: bool = False) -> str:
+    """A comment on the line: two spaces after a statement's `;`, one after a `{` or a header."""
+    return f"{'  ' if after_code else ' '}// {comment}" if comment else ""
 
 
 def statement_lines(node: ir.Stmt, indent: str = "") -> list[str]:
@@ -84,13 +94,17 @@ def statement_lines(node: ir.Stmt, indent: str = "") -> list[str]:
     if isinstance(node, ir.Comment):
         return [f"{indent}// {node.text}"]
     if isinstance(node, ir.Declaration):
-        init = f" = {expression(node.init)}" if node.init is not None else ""
+        if node.direct:
+            init = f"({expression(node.init)})"
+        else:
+            init = f" = {expression(node.init)}" if node.init is not None else ""
         declared = f"{node.type} {node.name}" if node.type else node.name
-        return [f"{indent}{declared}{init};{_trailing(node.comment)}"]
+        return [f"{indent}{declared}{init};{_trailing(node.comment, after_code=True)}"]
     if isinstance(node, ir.ExprStmt) and isinstance(node.expr, ir.KernelCall):  # pdcc marks its launches
         return [f"{indent}{expression(node.expr)}; {GENERATED_MARK}"]
     if isinstance(node, ir.ExprStmt):
-        return [f"{indent}{expression(node.expr)};{_trailing(node.comment)}"]
+        first, *rest = f"{expression(node.expr)};{_trailing(node.comment, after_code=True)}".split("\n")
+        return [indent + first, *(indent + line for line in rest)]
     if isinstance(node, ir.Return):
         return [f"{indent}return{' ' + expression(node.value) if node.value is not None else ''};"]
     if isinstance(node, ir.Sequence):
@@ -144,24 +158,38 @@ def definition(node: ir.Definition, rope: Rope, line: int) -> Rope:
     A function whose body is the user's text (the outlined child) is written so that the copied body
     follows its head without a `#line` directive, keeping the user's line numbers inside it.
     """
-    if isinstance(node, (ir.Knob, ir.Prototype)):
-        return rope.write(prelude(node), line)
+    if isinstance(node, ir.Function) and isinstance(node.body, ir.Verbatim):
+        comment = f"\n// pdcc: {node.comment}\n" if node.comment else "\n"
+        template = node.template + "\n" if node.template else ""
+        body = node.body
+        body_line = rope.source.line_of(body.span.start)
+        rope.write_before(comment + template, body_line).write(f"{node.signature()} ", body_line)
+        return rope.copy_edited(body.span.start, body.span.end, list(body.renames))
+    return rope.write(definition_text(node), line)
+
+
+def definition_text(node: ir.Definition) -> str:
+    """A definition pdcc writes whole (not one holding the user's text)."""
+    if isinstance(node, (ir.Knob, ir.Prototype, ir.Variable, ir.Include)):
+        return prelude(node)
     comment = f"\n// pdcc: {node.comment}\n" if node.comment else "\n"
     template = node.template + "\n" if node.template else ""
     if isinstance(node, ir.Struct):
-        fields = "".join(f"  {field};\n" for field in node.fields)
-        return rope.write(f"{comment}{template}struct {node.name} {{\n{fields}}};\n", line)
-    signature = f"{node.qualifiers} void {node.name}({', '.join(node.parameters)})"
-    if isinstance(node.body, ir.Verbatim):
-        body = node.body
-        body_line = rope.source.line_of(body.span.start)
-        rope.write_before(comment + template, body_line).write(signature + " ", body_line)
-        return rope.copy_edited(body.span.start, body.span.end, list(body.renames))
-    return rope.write(comment + template + signature + "\n" + text(node.body), line)
+        fields = "".join(f"  {field.declaration};\n" for field in node.fields)
+        constructor = (f"  __device__ {node.name}({', '.join(f.declaration for f in node.fields)})\n"
+                       f"      : {', '.join(f'{f.name}({f.name})' for f in node.fields)} {{}}\n")
+        return f"{comment}{template}struct {node.name} {{\n{fields}{constructor}}};\n"
+    assert isinstance(node.body, ir.Block)
+    return comment + template + node.signature() + "\n" + text(node.body)
 
 
-def prelude(node: ir.Knob | ir.Prototype) -> str:
-    """What goes just before a function: a knob's default, or a prototype of what it calls."""
+def prelude(node: ir.Knob | ir.Prototype | ir.Variable | ir.Include) -> str:
+    """A line or three at namespace scope: a knob's default, a prototype, a variable, an include."""
     if isinstance(node, ir.Knob):
         return f"#ifndef {node.macro}\n#define {node.macro} {node.default}\n#endif\n"
+    if isinstance(node, ir.Variable):
+        comment = f"// pdcc: {node.comment}\n" if node.comment else ""
+        return f"{comment}{node.storage} {node.type} {node.name};\n"
+    if isinstance(node, ir.Include):
+        return f'#include "{node.header}"{_trailing("pdcc: " + node.comment, after_code=True) if node.comment else ""}\n'
     return node.function.prototype() + "\n"

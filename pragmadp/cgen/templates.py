@@ -9,7 +9,8 @@ pycparser and fills each hole by its value's type:
 - a string fills a type hole (`{record} r = ...;`): it is the name of a type, never code.
 
 A `// comment` ending a template line is kept on the statement that starts on that line; a line that is
-only a comment becomes a comment statement. Anything else is an error in pdcc, found by its tests.
+only a comment becomes a comment statement. Names in the runtime's namespace (`pdcc::find_record`) may be
+written as they are. Anything else is an error in pdcc, found by its tests.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ _COMMENT_STATEMENT = "pdcc_comment__"
 _KNOWN_TYPES = ("cudaError_t",)  # not dim3: `dim3(x, y)` is a call in templates; declare one with a type hole
 _HOLE_PATTERN = re.compile(r"\{(\w+)\}")
 _GENERATOR = CudaGenerator()
+_RUNTIME_NAMESPACE, _RUNTIME_PREFIX = "pdcc::", "pdcc__ns__"  # C has no `::`: renamed for the parse, and back
 _FIRST_LINE = 3  # of the template in the parsed program: after the typedefs and the function's head
 
 
@@ -65,7 +67,7 @@ def _parse(template: str, type_holes: tuple[str, ...]) -> tuple[list[c_ast.Node]
             code = f"{_COMMENT_STATEMENT}{number};"
         if comment:
             comments[number + _FIRST_LINE - 1] = comment.strip()  # keyed by the line in the parsed program
-        lines.append(_HOLE_PATTERN.sub(lambda m: HOLE + m.group(1), code))
+        lines.append(_HOLE_PATTERN.sub(lambda m: HOLE + m.group(1), code).replace(_RUNTIME_NAMESPACE, _RUNTIME_PREFIX))
     typedefs = "".join(f"typedef int {name};" for name in (*_KNOWN_TYPES, *(HOLE + t for t in type_holes)))
     program = f"{typedefs}\nvoid pdcc_template__(void) {{\n" + "\n".join(lines) + "\n}\n"
     tree = c_parser.CParser().parse(program)
@@ -118,6 +120,8 @@ def _expression(node: c_ast.Node, holes: dict) -> c_ast.Node:
         if not isinstance(value, c_ast.Node):
             raise TypeError(f"template hole '{hole}' is an expression, not {type(value).__name__}")
         return value
+    if isinstance(node, c_ast.ID) and node.name.startswith(_RUNTIME_PREFIX):
+        return c_ast.ID(_RUNTIME_NAMESPACE + node.name[len(_RUNTIME_PREFIX):])
     clone = copy.copy(node)
     for slot in node.__slots__:
         if slot in ("coord", "__weakref__"):

@@ -9,6 +9,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
+from pragmadp.ir import Knob
 from pragmadp.report.remarks import Kind, Remark
 
 
@@ -27,11 +28,13 @@ def summary_line(counts: dict[str, int]) -> str:
     return ", ".join(parts)
 
 
-def render_json(remarks: Sequence[Remark], tool_version: str) -> str:
-    """Remarks in input order, so two runs on the same input give byte-identical reports."""
+def render_json(remarks: Sequence[Remark], tool_version: str, knobs: Sequence[Knob] = ()) -> str:
+    """Remarks in input order, so two runs on the same input give byte-identical reports. `knobs` are
+    the sites' tunable values (macro, default, kind, domain): a tuner sweeps `-D MACRO=value` from them."""
     document = {
         "tool": {"name": "pdcc", "version": tool_version},
         "remarks": [remark.to_dict() for remark in remarks],
+        "knobs": [knob.to_dict() for knob in knobs],
         "summary": count_kinds(remarks),
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -6,24 +6,29 @@ import os
 import tempfile
 from collections.abc import Callable, Sequence
 
+from pragmadp.ir import Knob
 from pragmadp.report.json_report import render_json
 from pragmadp.report.markdown import render_markdown
 from pragmadp.report.remarks import Remark
 from pragmadp.report.sarif import render_sarif
 
-_Renderer = Callable[[Sequence[Remark], str, str], str]
+_Renderer = Callable[[Sequence[Remark], str, str, Sequence[Knob]], str]
 
 
 def _without_root(render: Callable[[Sequence[Remark], str], str]) -> _Renderer:
     """Formats that print paths as given take no root; adapt them to the common call."""
-    return lambda remarks, tool_version, _root_dir: render(remarks, tool_version)
+    return lambda remarks, tool_version, _root_dir, _knobs: render(remarks, tool_version)
+
+
+def _with_knobs(remarks: Sequence[Remark], tool_version: str, _root_dir: str, knobs: Sequence[Knob]) -> str:
+    return render_json(remarks, tool_version, knobs)
 
 
 # Longest suffix first, so `.sarif.json` is SARIF and not plain JSON.
 _RENDERERS: list[tuple[str, _Renderer]] = [
-    (".sarif.json", render_sarif),
-    (".sarif", render_sarif),
-    (".json", _without_root(render_json)),
+    (".sarif.json", lambda remarks, version, root, _knobs: render_sarif(remarks, version, root)),
+    (".sarif", lambda remarks, version, root, _knobs: render_sarif(remarks, version, root)),
+    (".json", _with_knobs),
     (".markdown", _without_root(render_markdown)),
     (".md", _without_root(render_markdown)),
 ]
@@ -76,8 +81,9 @@ def write_atomically(path: str, data: bytes) -> None:
         raise
 
 
-def write_report(path: str, remarks: Sequence[Remark], tool_version: str, root_dir: str) -> None:
+def write_report(path: str, remarks: Sequence[Remark], tool_version: str, root_dir: str,
+                 knobs: Sequence[Knob] = ()) -> None:
     """Render first, then write atomically, so a failure at any point leaves an existing report
     untouched. Raises ValueError for an unknown extension, OSError when the file cannot be written."""
-    text = _renderer_for(path)(remarks, tool_version, root_dir)
+    text = _renderer_for(path)(remarks, tool_version, root_dir, knobs)
     write_atomically(path, text.encode("utf-8"))

@@ -30,6 +30,7 @@ UNREADABLE_INPUT = Rule("PDCC301", "unreadable-input", "An input file cannot be 
 NVCC_NOT_FOUND = Rule("PDCC302", "nvcc-not-found", "The nvcc compiler could not be found.")
 BAD_COMMAND_LINE = Rule("PDCC303", "bad-command-line", "A pdcc option is malformed.")
 OUTPUT_FAILED = Rule("PDCC304", "output-failed", "A file pdcc writes (emitted source, report) could not be written.")
+NVCC_KILLED = Rule("PDCC305", "nvcc-killed", "nvcc was killed by a signal; pdcc exits with 128 + the signal number.")
 
 # --- threshold pass (PDCC5xx) ----------------------------------------------------------------
 THRESHOLD_APPLIED = Rule("PDCC500", "threshold-applied",
@@ -47,6 +48,9 @@ CHILD_RECURSIVE = Rule("PDCC514", "child-launches-itself", "The child launches i
 CHILD_LAUNCHES = Rule("PDCC522", "child-launches-kernels",
                       "The child launches kernels itself; pdcc's serial, coarsened and aggregated copies of its body "
                       "would hold those launches without their pragmas and checks.", _WHY_NOT)
+LAUNCH_FORM = Rule("PDCC523", "launch-form-unsupported",
+                   "The launch is written in a form pdcc does not rewrite (e.g. no block size in its configuration).",
+                   _WHY_NOT)
 CHILD_UNKNOWN = Rule("PDCC515", "child-not-found",
                      "The launched kernel is not defined in this file, so pdcc cannot build its serial version.", _WHY_NOT)
 CHILD_ASM = Rule("PDCC516", "child-uses-inline-asm", "The child contains inline assembly pdcc cannot reason about.", _WHY_NOT)
@@ -72,8 +76,13 @@ COARSEN_APPLIED = Rule("PDCC550", "coarsen-applied",
 
 # --- aggregate pass (PDCC56x) -------------------------------------------------------------------
 AGGREGATE_APPLIED = Rule("PDCC560", "aggregate-applied",
-                         "The launches of a group of parents become one launch of an aggregated child grid.")
-AGGREGATE_STORAGE = Rule("PDCC561", "aggregate-storage", "Device memory reserved for an aggregated site's records.")
+                         "The launches of a group of parents become one launch of an aggregated child grid.",
+                         "launches of '{child}' aggregated per {granularity}{blocks}; {uniform_count} of {parameters} "
+                         "arguments passed once per group")
+AGGREGATE_STORAGE = Rule("PDCC561", "aggregate-storage", "Device memory reserved for an aggregated site's records.",
+                         "record storage: a pool of {pool_macro} (= {pool_mib} MiB) reserved on the device; each group "
+                         "takes {wanted}, of {fields} arguments plus grid and block, at run time, up to its share of the "
+                         "pool; a record that does not fit launches directly{malloc}")
 
 # --- clauses whose transformation does not exist yet (PDCC6xx) -------------------------------
 CLAUSE_NOT_SUPPORTED = Rule("PDCC600", "clause-not-supported-yet",

@@ -23,128 +23,162 @@ its pool and group variables and a few calls of the header's classes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from pycparser import c_ast
+
+from pragmadp import ir
 from pragmadp.analysis import writes
+from pragmadp.cgen import templates
 from pragmadp.cuda import frontend
-from pragmadp.cuda.frontend import GENERATED_MARK, Site, launched_identifier, walk
+from pragmadp.cuda.frontend import Function, Site, launched_identifier, walk
 from pragmadp.directives import AggThreshold, Buffer, Consolidate, Work
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
-from pragmadp.source import Rope, Span
-from pragmadp.transforms import Rewrite
-from pragmadp.transforms.coarsen import COARSE_SUFFIX, coarse_grid
-from pragmadp.transforms.launch import SiteCode, define_macro, is_simple
-from pragmadp.transforms.outline import (Child, after_definition, define_after_child, launch_template_arguments,
-                                         renamed, template_prefix, thread_call)
-from pragmadp.transforms.outline import parameters as outline_parameters
-from pragmadp.transforms.outline import template_arguments as outline_template_arguments
-from pragmadp.transforms.threshold import SERIAL_SUFFIX
+from pragmadp.transforms import child as children
+from pragmadp.transforms import site as sites
+from pragmadp.transforms.base import Applied, Context, Missed, SitePlan
+from pragmadp.transforms.child import AfterChild, Child
+from pragmadp.transforms.coarsen import COARSE_SUFFIX, MAX_THREADS, launch_bounds
+from pragmadp.transforms.threshold import SERIAL_SUFFIX, SerialVersion
 
-PASS = "consldt"
+NAME = "consldt"
+CLAUSE = Consolidate
+RULES = (rules.AGGREGATE_APPLIED, rules.AGGREGATE_STORAGE)
 DEFAULT_POOL_BYTES = 64 << 20
 RECORDS_PER_THREAD_IN_LOOPS = 4
 MAX_GROUPS = 65536  # group slots of a multiblock(K) site; more groups than that launch directly
-DEFAULT_BOUNDS = "__launch_bounds__(1024)"  # -rdc=true fixes registers at device link: stay launchable at 1024
 RUNTIME_HEADER = "pdcc_rt.cuh"  # in pragmadp/runtime/, which pdcc puts on nvcc's include path
 RUNTIME_INCLUDE = f'#include "{RUNTIME_HEADER}"'
-_REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM,
-            rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE, rules.CHILD_LAUNCHES)
+REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM,
+           rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE, rules.CHILD_LAUNCHES)
 _UNIFORM_BUILTINS = {"gridDim", "blockDim"}
 _IDLE = " (an aggregated block holds idle threads)"
 _GROUP_TYPES = {"warp": "WarpGroups", "block": "BlockGroup", "multiblock": "MultiBlockGroup", "grid": "MultiBlockGroup"}
 _WHY_REFUSED = {rules.CHILD_BARRIER: _IDLE, rules.CHILD_WARP: _IDLE, rules.CHILD_COOPERATIVE: _IDLE,
                 rules.CHILD_RECURSIVE: " (that is consolidation, not supported yet)"}
 
+_AGGREGATED_BODY = """\
+{
+  const {block_type} pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, blockIdx.x, threadIdx.x);
+  if (pdcc_a.idle) return;
+  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; pdcc_bx += pdcc_a.stride)
+    {thread};
+}"""
+_APPEND = """\
+{record};
+if (!{group}.append(pdcc_rec)) // storage full: launch this one directly
+  {direct};"""
+_WRAPPER = """\
+{
+  {open};
+  {body};
+  {flush};
+}"""
+_OPEN = "{group}.{open}({pool}, {records}, {per_thread});"
+_OPEN_GROUPS = "{group}.{open}({pool}, {records}, {per_thread}, {blocks_per_group});"
+_FLUSH = "{group}.{flush}({pool}, {coarsen}, {few}, {launch}, {direct});"
 
-@dataclass
+
+@dataclass(frozen=True)
 class Aggregation:
-    """What the parent's wrapper kernel must do for one aggregated site (prologue and epilogue)."""
+    """One aggregated site as its parent's wrapper kernel sees it."""
 
     site: Site
     granularity: str
-    names: dict[str, str]        # record type, aggregated kernel and one-record launch, as seen from the parent
-    coarsen: str                 # the coarsening factor (its macro, or 1)
-    uniform_values: list[str]    # the arguments passed once per group, as written at the site
-    threshold: bool              # agg_threshold given
+    record: str                     # the record type as named in the parent (`ns::pdcc_record_s<float>`)
+    aggregated: str                 # the aggregated kernel, likewise
+    direct: str                     # the one-record launch, likewise
+    coarsen: ir.Expr                # the coarsening factor (its macro, or 1)
+    uniform: tuple[ir.Expr, ...]    # the arguments passed once per group
+    few: ir.Expr                    # agg_threshold's macro, or 1
 
 
-def apply(result: Rewrite, site: Site, directive, child: Child, code: SiteCode, coarsen_macro: str | None) -> None:
-    """Aggregates the site's launches, or leaves them as they are with a missed remark saying why."""
-    unit = result.unit
-    clause: Consolidate = directive.clause(Consolidate)
-    launch = site.launch
-    reason = _refusal(result, site, child)
-    if reason is not None:
-        rule, message = reason
-        result.remark(Kind.MISSED, rule, f"{message}; the launches are not aggregated", clause.span, site, PASS,
-                      child=child.name)
-        return
-    s = site.name
-    granularity = clause.granularity
-    identifier = launched_identifier(launch.function)
-    prefix = unit.source.data[launch.function.start_byte:identifier.start_byte].decode()  # e.g. `ns::`
-    targs = _template_args_text(unit, launch)
-    varying, uniform = _split_arguments(result, site, child, directive.clause(Work), granularity)
-    names = {"record": f"{prefix}pdcc_record_{s}{targs}", "agg": renamed(unit, launch.function, f"__pdcc_agg_{s}"),
-             "direct": renamed(unit, launch.function, f"__pdcc_direct_{s}")}
-    coarsen = coarsen_macro or "1"
-    _define_child_side(result, site, child, varying, uniform, code, coarsen)
-    pool_macro, capacity, per_thread = f"PDCC_POOL_BYTES_{s}", f"PDCC_RECORDS_{s}", f"PDCC_RECORDS_PER_THREAD_{s}"
-    define_macro(result, site, pool_macro, str(DEFAULT_POOL_BYTES))
-    buffer: Buffer | None = directive.clause(Buffer)
-    define_macro(result, site, capacity, buffer.capacity.text if buffer and buffer.capacity else "0")
-    in_loop = frontend.in_loop(launch)
-    records_per_thread = RECORDS_PER_THREAD_IN_LOOPS if in_loop else 1
-    define_macro(result, site, per_thread, str(records_per_thread))
-    threshold = directive.clause(AggThreshold)
-    if granularity == "multiblock":
-        define_macro(result, site, f"PDCC_GRANULARITY_{s}", clause.blocks_per_group.text)
-    if threshold is not None:
-        define_macro(result, site, f"PDCC_AGG_THRESHOLD_{s}", threshold.value.text)
-    record_values = [code.child_args[i] for i in varying]
-    code.aggregate = (f"const {names['record']} pdcc_rec({', '.join(record_values + ['pdcc_grid', 'pdcc_block'])});",
-                      f"if (!pdcc_group_{s}.append(pdcc_rec))  // storage full: launch this one directly",
-                      f"  {names['direct']}(pdcc_rec" + "".join(", " + code.child_args[i] for i in uniform)
-                      + f", {coarsen});")
-    code.passes.append(f"aggregated per {granularity}")
-    uniform_values = [unit.text(launch.arguments[i]) if i < len(launch.arguments) else child.parameters[i].default
-                      for i in uniform]
-    result.aggregations.setdefault(launch.enclosing.node.start_byte, []).append(
-        Aggregation(site, granularity, names, coarsen, uniform_values, threshold is not None))
-    kind = buffer.kind if buffer else "pool"
-    result.remark(Kind.APPLIED, rules.AGGREGATE_APPLIED,
-                  f"launches of '{child.name}' aggregated per {granularity}"
-                  + (f"({clause.blocks_per_group.text})" if granularity == "multiblock" else "")
-                  + f"; {len(uniform)} of {len(child.parameters)} arguments passed once per group",
-                  Span(launch.call.start_byte, launch.call.end_byte), site, PASS, granularity=granularity,
-                  uniform_arguments=[child.parameters[i].name for i in uniform],
-                  varying_arguments=[child.parameters[i].name for i in varying])
-    wanted = capacity if buffer and buffer.capacity else \
-        f"{per_thread} (= {records_per_thread}{', the launch is in a loop' if in_loop else ''}) records per parent thread"
-    result.remark(Kind.ANALYSIS, rules.AGGREGATE_STORAGE,
-                  f"record storage: a pool of {pool_macro} (= {DEFAULT_POOL_BYTES >> 20} MiB) reserved on the device; "
-                  f"each group takes {wanted}, of {len(varying)} arguments plus grid and block, at run time, "
-                  "up to its share of the pool; a record that does not fit launches directly"
-                  + ("" if kind == "pool" else " (buffer(malloc) is served from the pool too)"),
-                  clause.span, site, PASS, pool_bytes=DEFAULT_POOL_BYTES, pool_macro=pool_macro,
-                  capacity_macro=capacity, records_per_thread=records_per_thread)
+@dataclass
+class Parent:
+    """An aggregating parent: its sites, wrapped once every site of the file is planned."""
+
+    function: Function
+    aggregations: list[Aggregation] = field(default_factory=list)
 
 
-def _template_args_text(unit, launch) -> str:
-    arguments = launch_template_arguments(launch)
-    return unit.text(arguments) if arguments is not None else ""
+@dataclass(frozen=True)
+class ChildSide(AfterChild):
+    """The record type, the aggregated kernel and the one-record launch of a site, after the child."""
+
+    varying: tuple[int, ...]
+    uniform: tuple[int, ...]
+    coarsened: bool
+
+    @property
+    def key(self):
+        return (self.child.function.node.start_byte, "aggregate", self.site.name)
+
+    @property
+    def symbol(self) -> str:
+        return f"{self.child.name}__pdcc_agg_{self.site.name}"
+
+    def build(self, context: Context) -> tuple[ir.Definition, ...]:
+        child, s = self.child, self.site.name
+        record = f"pdcc_record_{s}{child.template_args}"
+        fields = tuple(child.parameters[i] for i in self.varying) + (
+            ir.Parameter("dim3 pdcc_grid", "pdcc_grid"), ir.Parameter("dim3 pdcc_block", "pdcc_block"))
+        uniform = tuple(child.parameters[i].declaration for i in self.uniform)
+
+        def arguments(record_value: str) -> list[ir.Expr]:
+            return [ir.name(f"{record_value}.{p.name}") if i in self.varying else ir.name(p.name)
+                    for i, p in enumerate(child.parameters)]
+
+        thread = children.thread_call(context, child, self.site,
+                                      templates.expression("make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z)"),
+                                      ir.name("pdcc_a.thread"), ir.name("pdcc_a.record.pdcc_grid"),
+                                      ir.name("pdcc_a.record.pdcc_block"), arguments("pdcc_a.record"))
+        aggregated = ir.Function("static __global__", self.symbol,
+                                 (f"const pdcc::Batch<{record}> pdcc_batch", "unsigned pdcc_coarsen", *uniform),
+                                 templates.statement(_AGGREGATED_BODY, block_type=f"pdcc::AggregatedBlock<{record}>",
+                                                     thread=thread),
+                                 child.template, f"the launches of a group of parents at site {s} as one grid",
+                                 launch_bounds(context, child))
+        direct = ir.Function("static __device__", f"{child.name}__pdcc_direct_{s}",
+                             (f"const {record}& pdcc_rec", *uniform, "unsigned pdcc_coarsen"),
+                             self._direct_body(context, arguments("pdcc_rec")), child.template,
+                             "one record launched on its own (storage full, too few parents, or the aggregated "
+                             "launch failed)")
+        return (ir.Struct(f"pdcc_record_{s}", fields, child.template,
+                          f"one parent's launch of '{child.name}' at site {s}, kept for the aggregated launch"),
+                aggregated, direct)
+
+    def _direct_body(self, context: Context, arguments: list[ir.Expr]) -> ir.Block:
+        """The record's launch, made safe like every launch pdcc writes (serial fallback, or retries)."""
+        child = self.child
+        kernel, grid, passed = child.name + child.template_args, sites.GRID, list(arguments)
+        if self.coarsened:
+            kernel = child.name + COARSE_SUFFIX + child.template_args
+            grid = templates.expression("dim3((pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen, pdcc_grid.y, "
+                                        "pdcc_grid.z)")
+            passed.append(sites.GRID)
+        fallback = None
+        if child.runs_serially:
+            context.define(SerialVersion(child, self.site))
+            fallback = ir.ExprStmt(ir.call(child.name + SERIAL_SUFFIX + child.template_args, sites.GRID, sites.BLOCK,
+                                           *arguments))
+        launch = ir.Launch(ir.KernelCall(kernel, [grid, sites.BLOCK], passed), fallback)
+        code = ir.Block((ir.Declaration("const dim3", "pdcc_grid", ir.name("pdcc_rec.pdcc_grid")),
+                         ir.Declaration("const dim3", "pdcc_block", ir.name("pdcc_rec.pdcc_block")), launch))
+        safe = sites.safe(code)
+        assert isinstance(safe, ir.Block)
+        return safe
 
 
-def _refusal(result: Rewrite, site: Site, child: Child):
+def refusal(context: Context, site: Site, child: Child) -> tuple[rules.Rule, str] | None:
     """Why this site's launches cannot be aggregated, or None."""
-    launch = site.launch
-    found = next((o for o in child.obstacles if o.rule in _REFUSED), None)
+    unit, launch = context.unit, site.launch
+    found = next((o for o in child.obstacles if o.rule in REFUSED), None)
     if found is not None:
-        return found.rule, found.message + _WHY_REFUSED.get(found.rule, "")
+        return found.rule, children.obstacle_reason(unit, found, site)[0] + _WHY_REFUSED.get(found.rule, "")
     if child.function.outer.start_byte > launch.enclosing.outer.start_byte:
         return rules.CHILD_UNSUPPORTED, f"child '{child.name}' is defined after its parent"
-    if child.template and not _template_args_text(result.unit, launch):
+    if child.template and children.launch_template_arguments(launch) is None:
         return rules.CHILD_UNSUPPORTED, f"the launch of template '{child.name}' has no explicit template arguments"
     if not launch.enclosing.is_kernel:
         return rules.CHILD_UNSUPPORTED, f"the launch is in device function '{launch.enclosing.name}', not a kernel"
@@ -157,160 +191,174 @@ def _refusal(result: Rewrite, site: Site, child: Child):
             any(p.default is None for p in child.parameters[len(launch.arguments):]):
         return rules.CHILD_UNSUPPORTED, f"the launch passes {len(launch.arguments)} arguments to '{child.name}', " \
                                         f"which takes {len(child.parameters)}"
-    if outline_parameters(result.unit, launch.enclosing) is None:
+    if children.parameters(unit, launch.enclosing) is None:
         return rules.CHILD_UNSUPPORTED, f"parent '{launch.enclosing.name}' has a parameter pdcc cannot forward (an " \
                                         "unnamed function pointer or C varargs), so its body cannot be outlined"
-    if any(other.kernel_name == launch.enclosing.name and other.on_device for other in result.unit.launches):
+    if unit.device_launches_of(launch.enclosing.name):
         return rules.CHILD_UNSUPPORTED, f"'{launch.enclosing.name}' is itself launched from the device, so grids " \
                                         "of it may run at once and share the site's record pool"
     return None
 
 
-def _split_arguments(result: Rewrite, site: Site, child: Child, work: Work | None, granularity: str):
+def split_arguments(context: Context, site: Site, child: Child, work: Work | None,
+                    granularity: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(varying, uniform) parameter indices: uniform arguments are the same for every parent of a group."""
-    unit = result.unit
+    unit = context.unit
     parent = site.launch.enclosing
     parameters = {unit.text(n) for p in parent.parameters.named_children for n in walk(p)
                   if n.type == "identifier" and n.parent.type != "parameter_list"} - {""}
     stable = parameters - writes.assigned_names(unit, parent.body)
-    allowed = stable | _UNIFORM_BUILTINS | ({"blockIdx"} if _per_block(granularity) else set())
+    allowed = stable | _UNIFORM_BUILTINS | ({"blockIdx"} if granularity in ("warp", "block") else set())
     varying, uniform = [], []
-    for index, parameter in enumerate(child.parameters):
+    for index, _parameter in enumerate(child.parameters):
         if index >= len(site.launch.arguments):
             uniform.append(index)  # a default value
             continue
         node = site.launch.arguments[index]
         identifiers = [n for n in walk(node) if n.type == "identifier"]
         mentions_work = work is not None and any(unit.text(n) in work.names for n in identifiers)
-        if mentions_work or not is_simple(node) or \
-                any(unit.text(n) not in allowed for n in identifiers):
+        if mentions_work or not sites.is_simple(node) or any(unit.text(n) not in allowed for n in identifiers):
             varying.append(index)
         else:
             uniform.append(index)
-    return varying, uniform
+    return tuple(varying), tuple(uniform)
 
 
-def _define_child_side(result: Rewrite, site: Site, child: Child, varying: list[int], uniform: list[int],
-                       code: SiteCode, coarsen: str) -> None:
-    """The record type, the aggregated kernel and the one-record launch, after the child.
+def plan(plan: SitePlan, context: Context) -> Applied | Missed:
+    """Aggregates the site's launches, or leaves them as they are with a missed remark saying why."""
+    site, child, unit = plan.site, plan.child, context.unit
+    directive = site.directive
+    clause = plan.clause(Consolidate)
+    launch = site.launch
+    refused = refusal(context, site, child)
+    if refused is not None:
+        rule, reason = refused
+        return Missed((context.remark(Kind.MISSED, rule, clause.span, child=child.name, reason=reason,
+                                      outcome="; the launches are not aggregated"),))
+    s, granularity = site.name, clause.granularity
+    coarsen = next((k for k in plan.knobs if k.kind == "coarsen"), None)
+    varying, uniform = split_arguments(context, site, child, directive.clause(Work), granularity)
+    context.define(ChildSide(child, site, varying, uniform, coarsen is not None))
+    buffer: Buffer | None = directive.clause(Buffer)
+    in_loop = frontend.in_loop(launch)
+    records_per_thread = RECORDS_PER_THREAD_IN_LOOPS if in_loop else 1
+    threshold = directive.clause(AggThreshold)
+    knobs = [ir.Knob(f"PDCC_POOL_BYTES_{s}", str(DEFAULT_POOL_BYTES), "pool_bytes", (1 << 16, 1 << 40)),
+             ir.Knob(f"PDCC_RECORDS_{s}", buffer.capacity.text if buffer and buffer.capacity else "0", "records",
+                     (0, 1 << 24)),
+             ir.Knob(f"PDCC_RECORDS_PER_THREAD_{s}", str(records_per_thread), "records_per_thread", (1, 64))]
+    if granularity == "multiblock":
+        knobs.append(ir.Knob(f"PDCC_GRANULARITY_{s}", clause.blocks_per_group.text, "granularity", (1, 1 << 16)))
+    if threshold is not None:
+        knobs.append(ir.Knob(f"PDCC_AGG_THRESHOLD_{s}", threshold.value.text, "agg_threshold", (1, MAX_THREADS)))
+    for knob in knobs:
+        context.knob(launch.enclosing, knob)
+    prefix = unit.source.data[launch.function.start_byte:launch_identifier_start(launch)].decode()  # `ns::`
+    template_arguments = children.launch_template_arguments(launch)
+    targs = unit.text(template_arguments) if template_arguments is not None else ""
+    record = f"{prefix}pdcc_record_{s}{targs}"
+    factor = ir.name(coarsen.macro) if coarsen is not None else c_one()
+    direct = children.renamed(unit, launch.function, f"__pdcc_direct_{s}")
+    aggregation = Aggregation(site, granularity, record, children.renamed(unit, launch.function, f"__pdcc_agg_{s}"),
+                              direct, factor, tuple(plan.arguments[i] for i in uniform),
+                              ir.name(f"PDCC_AGG_THRESHOLD_{s}") if threshold is not None else c_one("1u"))
+    _parent(context, launch.enclosing).aggregations.append(aggregation)
 
-    The record is built with a constructor, not braces, so that a parent's `unsigned` passed for an `int`
-    parameter converts as in a call (braces warn of narrowing); `pdcc::aggregated_block` (the runtime)
-    finds a block's record, original block and thread.
-    """
-    s = site.name
-    coarsened = coarsen != "1"
-    fields = [child.parameters[i] for i in varying]
-    uniform_declarations = "".join(", " + child.parameters[i].declaration for i in uniform)
-    record = f"pdcc_record_{s}{child.template_args}"
-    arguments = [f"pdcc_rec.{child.parameters[i].name}" if i in varying else child.parameters[i].name
-                 for i in range(len(child.parameters))]
-    body = thread_call(child, "make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z)", "pdcc_a.thread",
-                       "pdcc_a.record.pdcc_grid", "pdcc_a.record.pdcc_block",
-                       [a.replace("pdcc_rec.", "pdcc_a.record.", 1) for a in arguments])
-    one = SiteCode(kernel=f"{child.name}{COARSE_SUFFIX if coarsened else ''}{child.template_args}",
-                   arguments=[*arguments, "pdcc_grid"] if coarsened else arguments, extra_config="",
-                   grid="pdcc_cgrid" if coarsened else "pdcc_grid")
-    if not child.obstacles:
-        one.serial = (f"{child.name}{SERIAL_SUFFIX}{child.template_args}(pdcc_grid, pdcc_block"
-                      + "".join(", " + a for a in arguments) + ");")
-    coarse_setup = "".join(f"  {line}\n" for line in coarse_grid("pdcc_coarsen")) if coarsened else ""
-    bounds = next((result.unit.text(n) for n in child.function.node.children if n.type == "launch_bounds"),
-                  DEFAULT_BOUNDS)
-    text = (f"\n// pdcc: one parent's launch of '{child.name}' at site {s}, kept for the aggregated launch\n"
-            f"{child.template}struct pdcc_record_{s} {{\n" + "".join(f"  {f.declaration};\n" for f in fields)
-            + "  dim3 pdcc_grid;\n  dim3 pdcc_block;\n"
-            f"  __device__ pdcc_record_{s}(" + "".join(f"{f.declaration}, " for f in fields)
-            + "dim3 pdcc_grid, dim3 pdcc_block)\n      : "
-            + "".join(f"{f.name}({f.name}), " for f in fields) + "pdcc_grid(pdcc_grid), pdcc_block(pdcc_block) {}\n};\n"
-            f"\n// pdcc: the launches of a group of parents at site {s} as one grid\n"
-            f"{child.template}static __global__ void {bounds} {child.name}__pdcc_agg_{s}(const pdcc::Batch<{record}> "
-            f"pdcc_batch, unsigned pdcc_coarsen{uniform_declarations})\n{{\n"
-            f"  const pdcc::AggregatedBlock<{record}> pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, "
-            "blockIdx.x, threadIdx.x);\n"
-            "  if (pdcc_a.idle) return;\n"
-            "  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; "
-            "pdcc_bx += pdcc_a.stride)\n"
-            f"    {body}\n}}\n"
-            "\n// pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)\n"
-            f"{child.template}static __device__ void {child.name}__pdcc_direct_{s}(const {record}& pdcc_rec"
-            f"{uniform_declarations}, unsigned pdcc_coarsen)\n{{\n"
-            "  const dim3 pdcc_grid = pdcc_rec.pdcc_grid;\n  const dim3 pdcc_block = pdcc_rec.pdcc_block;\n"
-            f"{coarse_setup}" + "".join(line + "\n" for line in one.checked_launch("  ")) + "}\n")
-    define_after_child(result, site, child, f"agg:{s}", text)
+    def append(node: ir.Stmt) -> ir.Stmt | None:
+        if not isinstance(node, ir.Launch):
+            return None
+        values = c_ast.ExprList([*(plan.arguments[i] for i in varying), sites.GRID, sites.BLOCK])
+        return ir.Sequence(templates.statements(
+            _APPEND, record=ir.Declaration(f"const {record}", "pdcc_rec", values, direct=True), group=ir.name(f"pdcc_group_{s}"),
+            direct=ir.ExprStmt(ir.call(direct, ir.name("pdcc_rec"), *aggregation.uniform, factor))))
 
-
-def wrap_parents(result: Rewrite) -> None:
-    """Outlines each aggregating parent's body and wraps it in a kernel that opens and flushes its groups.
-
-    The wrapper keeps the parent's own `__launch_bounds__`, else gets 1024: with -rdc=true registers are
-    fixed at device link, and the protocol must not make a 1024-thread parent unlaunchable.
-    """
-    unit = result.unit
-    source = unit.source
-    source_line = source.line_of
-    result.edits.insert(0, Rope(source).write(f"{RUNTIME_INCLUDE}  // pdcc: the device runtime\n", 1))
-    for aggregations in result.aggregations.values():
-        parent = aggregations[0].site.launch.enclosing
-        body_name = f"{parent.name}__pdcc_body"
-        storage = "" if any(n.type == "storage_class_specifier" for n in parent.node.children) else "static "
-        header_edits = [(n.start_byte, n.end_byte, f"{storage}__device__") for n in parent.node.children
-                        if unit.text(n) == "__global__"]
-        bounds = next((n for n in parent.node.children if n.type == "launch_bounds"), None)
-        if bounds is not None:
-            header_edits.append((bounds.start_byte, bounds.end_byte, ""))
-        name_node = parent.parameters.parent.child_by_field_name("declarator")
-        header_edits.append((name_node.start_byte, name_node.end_byte, body_name))
-        for start, end, text in header_edits:
-            result.edits.replace(start, end, Rope(source).write(text, source_line(start)))
-        line = source_line(parent.node.start_byte)
-        for aggregation in aggregations:
-            result.preludes.setdefault(parent.outer.start_byte, []).append(_group_state(aggregation))
-        parameters = outline_parameters(unit, parent)
-        declarations = ", ".join(p.declaration for p in parameters)
-        names = ", ".join(p.name for p in parameters)
-        targs = outline_template_arguments(unit, parent)
-        wrapper = (f"\n// pdcc: '{parent.name}' as launched: its groups opened, its body, its groups flushed\n"
-                   f"{template_prefix(unit, parent)}__global__ void "
-                   f"{unit.text(bounds) if bounds is not None else DEFAULT_BOUNDS} {parent.name}({declarations})\n{{\n"
-                   + "".join(_open(a) for a in aggregations)
-                   + f"  {body_name}{targs}({names});\n"
-                   + "".join(_flush(a) for a in aggregations)
-                   + "}\n")
-        result.edits.insert(after_definition(source, parent), Rope(source).write(wrapper, line))
+    blocks = f"({clause.blocks_per_group.text})" if granularity == "multiblock" else ""
+    kind = buffer.kind if buffer else "pool"
+    wanted = f"PDCC_RECORDS_{s}" if buffer and buffer.capacity else \
+        f"PDCC_RECORDS_PER_THREAD_{s} (= {records_per_thread}{', the launch is in a loop' if in_loop else ''}) " \
+        "records per parent thread"
+    remarks = (
+        context.remark(Kind.APPLIED, rules.AGGREGATE_APPLIED, unit.span(launch.call), child=child.name,
+                       granularity=granularity, blocks=blocks, uniform_count=len(uniform), parameters=len(child.parameters),
+                       uniform_arguments=[child.parameters[i].name for i in uniform],
+                       varying_arguments=[child.parameters[i].name for i in varying]),
+        context.remark(Kind.ANALYSIS, rules.AGGREGATE_STORAGE, clause.span, pool_macro=f"PDCC_POOL_BYTES_{s}",
+                       pool_mib=DEFAULT_POOL_BYTES >> 20, wanted=wanted, fields=len(varying),
+                       malloc="" if kind == "pool" else " (buffer(malloc) is served from the pool too)",
+                       pool_bytes=DEFAULT_POOL_BYTES, capacity_macro=f"PDCC_RECORDS_{s}",
+                       records_per_thread=records_per_thread))
+    return Applied(ir.transform(plan.code, append), f"aggregated per {granularity}", tuple(knobs), remarks)
 
 
-def _per_block(granularity: str) -> bool:
-    return granularity in ("warp", "block")
+def c_one(text: str = "1") -> ir.Expr:
+    return templates.expression(text)
 
 
-def _group_state(aggregation: Aggregation) -> str:
-    """Namespace-scope state of one site: its pool (and group slots) and its groups in shared memory."""
-    s, granularity = aggregation.site.name, aggregation.granularity
-    slots = {"multiblock": f", {MAX_GROUPS}", "grid": ", 1"}.get(granularity, "")
-    return (f"// pdcc: site {s}'s record storage and its {granularity} groups (pdcc_rt.cuh)\n"
-            f"__device__ pdcc::SitePool<PDCC_POOL_BYTES_{s}{slots}> pdcc_pool_{s};\n"
-            f"__shared__ pdcc::{_GROUP_TYPES[granularity]} pdcc_group_{s};\n")
+def launch_identifier_start(launch) -> int:
+    return launched_identifier(launch.function).start_byte
 
 
-def _open(aggregation: Aggregation) -> str:
-    """Every thread of the block sets up the site's groups (storage from the pool) before the body."""
-    s, granularity = aggregation.site.name, aggregation.granularity
-    blocks_per_group = {"multiblock": f", PDCC_GRANULARITY_{s}", "grid": ", pdcc::grid_blocks()"}.get(granularity, "")
-    return (f"  pdcc_group_{s}.open<{aggregation.names['record']}>(pdcc_pool_{s}, PDCC_RECORDS_{s}, "
-            f"PDCC_RECORDS_PER_THREAD_{s}{blocks_per_group});\n")
+def _parent(context: Context, function: Function) -> Parent:
+    """The parent's record of aggregations; the first site of a parent schedules its wrapping."""
+    parents: dict = context.state.setdefault(NAME, {})
+    if function.node not in parents:
+        parents[function.node] = Parent(function)
+        context.after_sites(lambda ctx, parent=parents[function.node]: _wrap(ctx, parent))
+    return parents[function.node]
 
 
-def _flush(aggregation: Aggregation) -> str:
-    """Every thread of the block flushes the site's groups after the body: the runtime scans, launches
-    (retrying, then one record at a time) and frees the storage; the site supplies the two launches."""
-    s, names, coarsen = aggregation.site.name, aggregation.names, aggregation.coarsen
-    record = names["record"]
-    uniform = "".join(", " + value for value in aggregation.uniform_values)
-    few = f"PDCC_AGG_THRESHOLD_{s}" if aggregation.threshold else "1u"
-    return (f"  pdcc_group_{s}.flush<{record}>(pdcc_pool_{s}, {coarsen}, {few}, "
-            f"[&](const pdcc::Batch<{record}>& pdcc_batch) {{\n"
-            f"    {names['agg']}<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, {coarsen}{uniform}); "
-            f"{GENERATED_MARK}\n"
-            "    return cudaGetLastError();\n"
-            f"  }}, [&](const {record}& pdcc_rec) {{ {names['direct']}(pdcc_rec{uniform}, {coarsen}); }});\n")
+def _wrap(context: Context, parent: Parent) -> None:
+    """Outlines the parent's body (`parent__pdcc_body`, a device function) and adds the kernel that opens
+    the groups of its sites, calls the body and flushes them. The wrapper keeps the parent's own
+    `__launch_bounds__`, else gets 1024: with -rdc=true registers are fixed at device link."""
+    unit, function = context.unit, parent.function
+    context.include(RUNTIME_HEADER, "the device runtime")
+    body_name = f"{function.name}__pdcc_body"
+    storage = "" if any(n.type == "storage_class_specifier" for n in function.node.children) else "static "
+    for node in function.node.children:
+        if unit.text(node) == "__global__":
+            context.edit(unit.span(node), f"{storage}__device__")
+    bounds = next((n for n in function.node.children if n.type == "launch_bounds"), None)
+    if bounds is not None:
+        context.edit(unit.span(bounds), "")
+    declarator = function.parameters.parent.child_by_field_name("declarator")
+    context.edit(unit.span(declarator), body_name)
+    parameters = children.parameters(unit, function) or []
+    opened, flushed = [], []
+    for aggregation in parent.aggregations:
+        s, granularity = aggregation.site.name, aggregation.granularity
+        slots = {"multiblock": f", {MAX_GROUPS}", "grid": ", 1"}.get(granularity, "")
+        context.place_before(function, ir.Variable("__device__", f"pdcc::SitePool<PDCC_POOL_BYTES_{s}{slots}>",
+                                                   f"pdcc_pool_{s}", f"site {s}'s record storage and its "
+                                                   f"{granularity} groups (pdcc_rt.cuh)"))
+        context.place_before(function, ir.Variable("__shared__", f"pdcc::{_GROUP_TYPES[granularity]}",
+                                                   f"pdcc_group_{s}"))
+        group, pool = ir.name(f"pdcc_group_{s}"), ir.name(f"pdcc_pool_{s}")
+        holes = dict(group=group, open=ir.name(f"open<{aggregation.record}>"), pool=pool,
+                     records=ir.name(f"PDCC_RECORDS_{s}"), per_thread=ir.name(f"PDCC_RECORDS_PER_THREAD_{s}"))
+        if granularity == "multiblock":
+            opened.append(templates.statement(_OPEN_GROUPS, blocks_per_group=ir.name(f"PDCC_GRANULARITY_{s}"), **holes))
+        elif granularity == "grid":
+            opened.append(templates.statement(_OPEN_GROUPS, blocks_per_group=templates.expression("pdcc::grid_blocks()"),
+                                              **holes))
+        else:
+            opened.append(templates.statement(_OPEN, **holes))
+        batch = ir.name("pdcc_batch")
+        launch = ir.Lambda((f"const pdcc::Batch<{aggregation.record}>& pdcc_batch",), ir.Block((
+            ir.ExprStmt(ir.KernelCall(aggregation.aggregated, [ir.name("pdcc_batch.blocks"), ir.name("pdcc_batch.threads")],
+                                      [batch, aggregation.coarsen, *aggregation.uniform])),
+            ir.Return(ir.call("cudaGetLastError")))))
+        direct = ir.Lambda((f"const {aggregation.record}& pdcc_rec",), ir.Block((
+            ir.ExprStmt(ir.call(aggregation.direct, ir.name("pdcc_rec"), *aggregation.uniform, aggregation.coarsen)),)))
+        flushed.append(templates.statement(_FLUSH, group=group, flush=ir.name(f"flush<{aggregation.record}>"),
+                                           pool=pool, coarsen=aggregation.coarsen, few=aggregation.few, launch=launch,
+                                           direct=direct))
+    body = ir.ExprStmt(ir.call(body_name + children.template_arguments(unit, function),
+                               *(ir.name(p.name) for p in parameters)))
+    wrapper = ir.Function("__global__", function.name, tuple(p.declaration for p in parameters),
+                          templates.statement(_WRAPPER, open=tuple(opened), body=body, flush=tuple(flushed)),
+                          children.template_prefix(unit, function),
+                          f"'{function.name}' as launched: its groups opened, its body, its groups flushed",
+                          unit.text(bounds) if bounds is not None else f"__launch_bounds__({MAX_THREADS})")
+    context.place_after(function, wrapper)
+    context.wrapped.add(function.node)

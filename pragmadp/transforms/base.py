@@ -52,7 +52,8 @@ class SitePlan:
     child: Any               # child.Child: the launched kernel, its parameters and obstacles
     code: ir.Stmt            # the statement that will replace the launch, as the passes so far left it
     arguments: tuple[ir.Expr, ...]   # one value per child parameter (defaults filled in, hoisted if needed)
-    applied: list[str] = field(default_factory=list)   # names of the passes that applied, in order
+    applied: list[str] = field(default_factory=list)   # what each pass that applied did, in order
+    knobs: list[ir.Knob] = field(default_factory=list)  # of the passes that applied (aggregate reads coarsen's)
 
     def clause(self, kind: type[C]) -> C:
         """The site's clause a pass serves (the driver runs a pass only for sites that have it)."""
@@ -99,6 +100,33 @@ class Context:
         self._defined: dict[Hashable, str] = {}
         self.pass_name = ""   # the pass at work, for remarks and internal errors
         self.site: Site | None = None
+        self.edits: list[tuple[Span, str]] = []           # the user's text a pass changes outside its site
+        self.state: dict[str, Any] = {}                   # a pass's own bookkeeping across sites
+        self.wrapped: set = set()                         # kernels whose body a pass moved into a device function
+        self._after_sites: list[Callable[[Context], None]] = []
+
+    def edit(self, span: Span, text: str) -> None:
+        """Replaces the user's text of `span` (a parent's header that a pass renames)."""
+        self.edits.append((span, text))
+
+    def include(self, header: str, comment: str) -> None:
+        """`#include "header"` at the top of the file, once."""
+        placed = self._at(0, 1, before=False)
+        if ir.Include(header, comment) not in placed.definitions:
+            placed.definitions.append(ir.Include(header, comment))
+
+    def place_after(self, function: Function, definition: ir.Definition) -> None:
+        """A definition on the line after `function` (a wrapper kernel)."""
+        from_line = self.source.line_of(function.node.start_byte)
+        self._at(after_definition(self.source, function), from_line, before=False).definitions.append(definition)
+
+    def after_sites(self, step: Callable[[Context], None]) -> None:
+        """Runs `step` once every site of the file is planned (a parent's wrapper needs all its sites)."""
+        self._after_sites.append(step)
+
+    def finish(self) -> None:
+        for step in self._after_sites:
+            step(self)
 
     def define(self, request: Request) -> str:
         """The symbol of the requested definition, building and placing it the first time."""
@@ -140,3 +168,9 @@ def replace_launches(code: ir.Stmt, kernel: str, rewrite: Callable[[ir.Launch], 
 
 def with_items(sequence: ir.Sequence, *items: ir.Stmt) -> ir.Sequence:
     return dataclasses.replace(sequence, items=sequence.items + items)
+
+
+def after_definition(source, function: Function) -> int:
+    """The byte offset of the line after the function's definition, where generated code goes."""
+    newline = source.data.find(b"\n", function.outer.end_byte)
+    return newline + 1 if newline >= 0 else len(source.data)

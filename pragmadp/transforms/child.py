@@ -17,12 +17,13 @@ from pragmadp.analysis import serial
 from pragmadp.cuda.frontend import Function, Node, Site, Unit, launched_identifier, walk
 from pragmadp.report import rules
 from pragmadp.report.remarks import Rule
-from pragmadp.source import SourceFile, Span
-from pragmadp.transforms.base import Context
+from pragmadp.source import Span
+from pragmadp.transforms.base import Context, after_definition
 
 BUILTINS = {"threadIdx": "pdcc_threadIdx", "blockIdx": "pdcc_blockIdx", "blockDim": "pdcc_blockDim",
             "gridDim": "pdcc_gridDim"}
 THREAD_SUFFIX = "__pdcc_thread"
+_BLANKS = re.compile(rb"\s*")
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def find(context: Context, site: Site) -> Child | NotFound:
     unit = context.unit
     name = site.launch.kernel_name
     definitions = [f for f in unit.definitions(name) if f.is_kernel and f.body is not None]
-    if len(definitions) == 1 and not definitions[0].node.has_error:
+    if len(definitions) == 1 and not _broken(unit, definitions[0]):
         function = definitions[0]
         forwarded = parameters(unit, function)
         instantiated = _defaults_at(unit, site, function, forwarded) if forwarded is not None else None
@@ -89,6 +90,23 @@ def find(context: Context, site: Site) -> Child | NotFound:
         return NotFound(rules.CHILD_UNKNOWN, f"kernel '{name}' has {len(definitions)} definitions (overloads); pdcc "
                         "cannot tell which one is launched")
     return NotFound(rules.CHILD_UNKNOWN, f"the definition of kernel '{name}' could not be parsed")
+
+
+def _broken(unit: Unit, function: Function) -> bool:
+    """Whether the definition has a parse error of its own. A pdcc pragma between `if (...)` (or a loop
+    header) and its statement ends the statement for the CUDA parser, which then misses a `;` right
+    before the pragma; for the compiler the pragma is no statement, so that is no error."""
+    if not function.node.has_error:
+        return False
+    pragmas = {pragma.start_byte for pragma in unit.pdcc_pragmas}
+    data = unit.source.data
+    for node in walk(function.node):
+        if node.is_error:
+            return True
+        if node.is_missing:
+            if _BLANKS.match(data, node.end_byte).end() not in pragmas:
+                return True
+    return False
 
 
 def _split_by_conditionals(unit: Unit, name: str) -> bool:
@@ -226,12 +244,6 @@ def renamed(unit: Unit, function: Node, suffix: str) -> str:
     data = unit.source.data
     return (data[function.start_byte:identifier.end_byte].decode() + suffix
             + data[identifier.end_byte:function.end_byte].decode())
-
-
-def after_definition(source: SourceFile, function: Function) -> int:
-    """The byte offset of the line after the function's definition, where generated code goes."""
-    newline = source.data.find(b"\n", function.outer.end_byte)
-    return newline + 1 if newline >= 0 else len(source.data)
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,11 @@
 
 pdcc adds `child__pdcc_coarse` after the child: a kernel whose blocks loop over the original blocks
 assigned to them (x dimension, stride gridDim.x), calling the outlined body with the original block
-index and grid. The launch uses ceil(grid.x / F) blocks and passes the original grid:
+index and grid. Every launch of the child that the site's IR holds (threshold's guarded launch too)
+becomes a launch of the coarsened kernel with ceil(grid.x / F) blocks that passes the original grid:
 
-    dim3 pdcc_cgrid = pdcc_grid;
-    pdcc_cgrid.x = (pdcc_grid.x + PDCC_COARSEN_parent_0 - 1) / PDCC_COARSEN_parent_0;
-    child__pdcc_coarse<<<pdcc_cgrid, pdcc_block>>>(args, pdcc_grid);
+    child__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_0 - 1) / PDCC_COARSEN_parent_0,
+                              pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(args, pdcc_grid);
 
 A child that uses shared memory or barriers gets a barrier between original blocks, so one original
 block's threads never overwrite shared data another's still read. Cooperative groups and inline
@@ -16,58 +16,96 @@ the first level of its recursion only, so such children are left as written.
 
 from __future__ import annotations
 
-from pragmadp.cuda.frontend import Site
+import dataclasses
+from dataclasses import dataclass
+
+from pragmadp import ir
+from pragmadp.cgen import templates
 from pragmadp.directives import Coarsen
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
-from pragmadp.source import Span
-from pragmadp.transforms import Rewrite
-from pragmadp.transforms.launch import SiteCode, define_macro
-from pragmadp.transforms.outline import Child, define_after_child, missed_for_obstacle, renamed, thread_call
+from pragmadp.transforms import child as children
+from pragmadp.transforms.base import Applied, Context, Missed, SitePlan, replace_launches
+from pragmadp.transforms.child import AfterChild
 
-PASS = "coarsen"
+NAME = "coarsen"
+CLAUSE = Coarsen
+RULES = (rules.COARSEN_APPLIED,)
 COARSE_SUFFIX = "__pdcc_coarse"
-_REFUSED = (rules.CHILD_COOPERATIVE, rules.CHILD_ASM, rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE,
-            rules.CHILD_LAUNCHES)
+REFUSED = (rules.CHILD_COOPERATIVE, rules.CHILD_ASM, rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE,
+           rules.CHILD_LAUNCHES)
 _NEEDS_BARRIER = (rules.CHILD_BARRIER, rules.CHILD_SHARED)
 _RECURSION = (": coarsening would reach the first level of the recursion only (consolidation of recursive "
               "kernels is not supported yet)")
+MAX_THREADS = 1024  # what a block may have on every GPU pdcc targets: the bound of kernels without their own
+
+_BLOCKS = """\
+{
+  for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
+    {thread};
+    {between};
+  }
+}"""
+_BARRIER = "__syncthreads(); // the next original block reuses the shared memory"
 
 
-def apply(result: Rewrite, site: Site, clause: Coarsen, child: Child, code: SiteCode) -> str | None:
-    """Coarsens the site; returns the coarsening macro, or None when the child is left as written."""
-    unit = result.unit
-    refused = next((o for o in child.obstacles if o.rule in _REFUSED), None)
+def launch_bounds(context: Context, child: children.Child) -> str:
+    """The bounds of a kernel pdcc derives from `child`: the child's own, else the largest block, so the
+    registers fixed at device link fit every block size the original allowed."""
+    return child.launch_bounds(context.unit) or f"__launch_bounds__({MAX_THREADS})"
+
+
+@dataclass(frozen=True)
+class CoarseKernel(AfterChild):
+    """`child__pdcc_coarse`: blocks that loop over the original blocks given to them."""
+
+    barrier: bool
+
+    @property
+    def key(self):
+        return (self.child.function.node.start_byte, "coarse")
+
+    @property
+    def symbol(self) -> str:
+        return self.child.name + COARSE_SUFFIX
+
+    def build(self, context: Context) -> tuple[ir.Definition, ...]:
+        thread = children.thread_call(context, self.child, self.site,
+                                      templates.expression("make_uint3(pdcc_bx, blockIdx.y, blockIdx.z)"),
+                                      ir.name("threadIdx"), ir.name("pdcc_gridDim"), ir.name("blockDim"))
+        between = (templates.statement(_BARRIER),) if self.barrier else ()
+        function = ir.Function("static __global__", self.symbol, (*self.child.declarations, "const dim3 pdcc_gridDim"),
+                               templates.statement(_BLOCKS, thread=thread, between=between), self.child.template,
+                               f"'{self.child.name}' coarsened: each block does the work of several original blocks",
+                               launch_bounds(context, self.child))
+        self.declare_before_parent(context, function)
+        return (function,)
+
+
+def plan(plan: SitePlan, context: Context) -> Applied | Missed:
+    site, child, unit = plan.site, plan.child, context.unit
+    clause = plan.clause(Coarsen)
+    refused = next((o for o in child.obstacles if o.rule in REFUSED), None)
     if refused is not None:
         why = _RECURSION if refused.rule is rules.CHILD_RECURSIVE else ""
-        missed_for_obstacle(result, site, clause.span, child, refused, PASS, f"{why}; it is not coarsened")
-        return None
+        reason, line = children.obstacle_reason(unit, refused, site)
+        return Missed((context.remark(Kind.MISSED, refused.rule, clause.span, child=child.name, reason=reason,
+                                      outcome=f"{why}; it is not coarsened", line=line),))
     barrier = any(o.rule in _NEEDS_BARRIER for o in child.obstacles)
     macro = f"PDCC_COARSEN_{site.name}"
-    define_macro(result, site, macro, clause.value.text)
-    name = child.name + COARSE_SUFFIX
-    signature = (f"{child.template}static __global__ void {name}({child.declarations}{', ' if child.parameters else ''}"
-                 f"const dim3 pdcc_gridDim)")
-    body = thread_call(child, "make_uint3(pdcc_bx, blockIdx.y, blockIdx.z)", "threadIdx", "pdcc_gridDim", "blockDim")
-    definition = (f"\n// pdcc: '{child.name}' coarsened: each block does the work of several original blocks\n"
-                  f"{signature}\n{{\n"
-                  "  for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {\n"
-                  f"    {body}\n"
-                  + ("    __syncthreads();  // the next original block reuses the shared memory\n" if barrier else "")
-                  + "  }\n}\n")
-    define_after_child(result, site, child, "coarse", definition, signature + ";\n")
-    code.kernel = renamed(unit, site.launch.function, COARSE_SUFFIX)
-    code.launch_setup += ["  " + line for line in coarse_grid(macro)]
-    code.grid = "pdcc_cgrid"
-    code.arguments = [*code.arguments, "pdcc_grid"]
-    code.passes.append(f"blocks do {macro} original blocks each")
-    result.remark(Kind.APPLIED, rules.COARSEN_APPLIED,
-                  f"'{child.name}' coarsened: each block runs {macro} (= {clause.value.text}) original blocks",
-                  Span(site.launch.call.start_byte, site.launch.call.end_byte), site, PASS, macro=macro,
-                  default=clause.value.text, coarse_kernel=name, barrier_between_blocks=barrier)
-    return macro
+    knob = context.knob(site.launch.enclosing, ir.Knob(macro, clause.value.text, "coarsen", (1, 1 << 16)))
+    context.define(CoarseKernel(child, site, barrier))
+    coarse = children.renamed(unit, site.launch.function, COARSE_SUFFIX)
+    grid = templates.expression("dim3((pdcc_grid.x + {factor} - 1) / {factor}, pdcc_grid.y, pdcc_grid.z)",
+                                factor=ir.name(macro))
 
+    def coarsened(launch: ir.Launch) -> ir.Launch:
+        call = launch.call
+        return dataclasses.replace(launch, call=ir.KernelCall(coarse, [grid, *call.config[1:]],
+                                                              [*call.args, ir.name("pdcc_grid")]))
 
-def coarse_grid(factor: str) -> list[str]:
-    """`pdcc_cgrid`: the launch's grid `pdcc_grid` with ceil(x / factor) blocks in x."""
-    return ["dim3 pdcc_cgrid = pdcc_grid;", f"pdcc_cgrid.x = (pdcc_grid.x + {factor} - 1) / {factor};"]
+    remark = context.remark(Kind.APPLIED, rules.COARSEN_APPLIED, unit.span(site.launch.call), child=child.name,
+                            macro=macro, default=clause.value.text, coarse_kernel=child.name + COARSE_SUFFIX,
+                            barrier_between_blocks=barrier)
+    return Applied(replace_launches(plan.code, unit.text(site.launch.function), coarsened),
+                   f"blocks do {macro} original blocks each", (knob,), (remark,))

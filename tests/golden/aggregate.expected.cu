@@ -27,12 +27,11 @@ static __device__ __noinline__ void add_to__pdcc_serial(const dim3 pdcc_gridDim,
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
-    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-      add_to__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, out, in, scale, n);
+  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+    add_to__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, out, in, scale, n);
 }
-#line 6 "aggregate.cu"
 
 // pdcc: one parent's launch of 'add_to' at site per_warp_0, kept for the aggregated launch
 struct pdcc_record_per_warp_0 {
@@ -64,7 +63,6 @@ static __device__ void add_to__pdcc_direct_per_warp_0(const pdcc_record_per_warp
   if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
     add_to__pdcc_serial(pdcc_grid, pdcc_block, pdcc_rec.out, pdcc_rec.in, scale, pdcc_rec.n);
 }
-#line 6 "aggregate.cu"
 
 // pdcc: one parent's launch of 'add_to' at site per_block_0, kept for the aggregated launch
 struct pdcc_record_per_block_0 {
@@ -96,7 +94,6 @@ static __device__ void add_to__pdcc_direct_per_block_0(const pdcc_record_per_blo
   if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
     add_to__pdcc_serial(pdcc_grid, pdcc_block, pdcc_rec.out, pdcc_rec.in, scale, pdcc_rec.n);
 }
-#line 6 "aggregate.cu"
 
 // pdcc: one parent's launch of 'add_to' at site per_group_0, kept for the aggregated launch
 struct pdcc_record_per_group_0 {
@@ -152,22 +149,20 @@ static __device__ __noinline__ void fill_strided__pdcc_serial(const dim3 pdcc_gr
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
-    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-      fill_strided__pdcc_thread<T, Step>(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, data, value, n);
+  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+    fill_strided__pdcc_thread<T, Step>(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, data, value, n);
 }
-#line 13 "aggregate.cu"
 
 // pdcc: 'fill_strided' coarsened: each block does the work of several original blocks
 template <typename T, int Step>
-static __global__ void fill_strided__pdcc_coarse(T* data, T value, int64_t n, const dim3 pdcc_gridDim)
+static __global__ void __launch_bounds__(1024) fill_strided__pdcc_coarse(T* data, T value, int64_t n, const dim3 pdcc_gridDim)
 {
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     fill_strided__pdcc_thread<T, Step>(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, data, value, n);
   }
 }
-#line 13 "aggregate.cu"
 
 // pdcc: one parent's launch of 'fill_strided' at site per_grid_0, kept for the aggregated launch
 template <typename T, int Step>
@@ -196,10 +191,8 @@ static __device__ void fill_strided__pdcc_direct_per_grid_0(const pdcc_record_pe
 {
   const dim3 pdcc_grid = pdcc_rec.pdcc_grid;
   const dim3 pdcc_block = pdcc_rec.pdcc_block;
-  dim3 pdcc_cgrid = pdcc_grid;
-  pdcc_cgrid.x = (pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen;
   (void)cudaGetLastError();
-  fill_strided__pdcc_coarse<T, Step><<<pdcc_cgrid, pdcc_block>>>(pdcc_rec.data, value, pdcc_rec.n, pdcc_grid); // pdcc: generated
+  fill_strided__pdcc_coarse<T, Step><<<dim3((pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(pdcc_rec.data, value, pdcc_rec.n, pdcc_grid); // pdcc: generated
   if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
     fill_strided__pdcc_serial<T, Step>(pdcc_grid, pdcc_block, pdcc_rec.data, value, pdcc_rec.n);
 }
@@ -229,7 +222,7 @@ static __device__ void per_warp__pdcc_body(float* out, const float* in, const in
     const dim3 pdcc_grid = (n + 63) / 64;
     const dim3 pdcc_block = 64;
     const pdcc_record_per_warp_0 pdcc_rec(out + row, in + begin[row], n, pdcc_grid, pdcc_block);
-    if (!pdcc_group_per_warp_0.append(pdcc_rec))  // storage full: launch this one directly
+    if (!pdcc_group_per_warp_0.append(pdcc_rec)) // storage full: launch this one directly
       add_to__pdcc_direct_per_warp_0(pdcc_rec, scale, 1);
   }
 #line 23 "aggregate.cu"
@@ -271,7 +264,7 @@ static __device__ void per_block__pdcc_body(float* out, const float* in, const i
       const dim3 pdcc_grid = (n + 127) / 128;
       const dim3 pdcc_block = 128;
       const pdcc_record_per_block_0 pdcc_rec(out + row, in + begin[row] + part * n, n, pdcc_grid, pdcc_block);
-      if (!pdcc_group_per_block_0.append(pdcc_rec))  // storage full: launch this one directly
+      if (!pdcc_group_per_block_0.append(pdcc_rec)) // storage full: launch this one directly
         add_to__pdcc_direct_per_block_0(pdcc_rec, 1.0f, 1);
     }
 #line 32 "aggregate.cu"
@@ -316,7 +309,7 @@ static __device__ void per_group__pdcc_body(float* out, const float* in, const i
     const dim3 pdcc_grid = (n + 127) / 128;
     const dim3 pdcc_block = 128;
     const pdcc_record_per_group_0 pdcc_rec(out + row, in + begin[row], n, pdcc_grid, pdcc_block);
-    if (!pdcc_group_per_group_0.append(pdcc_rec))  // storage full: launch this one directly
+    if (!pdcc_group_per_group_0.append(pdcc_rec)) // storage full: launch this one directly
       add_to__pdcc_direct_per_group_0(pdcc_rec, 2.0f, 1);
   }
 #line 41 "aggregate.cu"
@@ -366,7 +359,7 @@ static __device__ void per_grid__pdcc_body(T** data, const int64_t* sizes, T val
     const dim3 pdcc_block = 128;
     if (pdcc_n >= PDCC_THRESHOLD_per_grid_0) {
       const pdcc_record_per_grid_0<T, 2> pdcc_rec(data[k], n, pdcc_grid, pdcc_block);
-      if (!pdcc_group_per_grid_0.append(pdcc_rec))  // storage full: launch this one directly
+      if (!pdcc_group_per_grid_0.append(pdcc_rec)) // storage full: launch this one directly
         fill_strided__pdcc_direct_per_grid_0<T, 2>(pdcc_rec, value, PDCC_COARSEN_per_grid_0);
     } else {
       fill_strided__pdcc_serial<T, 2>(pdcc_grid, pdcc_block, data[k], value, n);

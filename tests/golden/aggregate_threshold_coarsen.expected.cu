@@ -24,21 +24,19 @@ static __device__ __noinline__ void scale_rows__pdcc_serial(const dim3 pdcc_grid
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
-    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-      scale_rows__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, out, in, factor, n);
+  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+    scale_rows__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, out, in, factor, n);
 }
-#line 5 "aggregate_threshold_coarsen.cu"
 
 // pdcc: 'scale_rows' coarsened: each block does the work of several original blocks
-static __global__ void scale_rows__pdcc_coarse(float* out, const float* in, float factor, int n, const dim3 pdcc_gridDim)
+static __global__ void __launch_bounds__(1024) scale_rows__pdcc_coarse(float* out, const float* in, float factor, int n, const dim3 pdcc_gridDim)
 {
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     scale_rows__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, out, in, factor, n);
   }
 }
-#line 5 "aggregate_threshold_coarsen.cu"
 
 // pdcc: one parent's launch of 'scale_rows' at site warp_groups_0, kept for the aggregated launch
 struct pdcc_record_warp_groups_0 {
@@ -65,14 +63,11 @@ static __device__ void scale_rows__pdcc_direct_warp_groups_0(const pdcc_record_w
 {
   const dim3 pdcc_grid = pdcc_rec.pdcc_grid;
   const dim3 pdcc_block = pdcc_rec.pdcc_block;
-  dim3 pdcc_cgrid = pdcc_grid;
-  pdcc_cgrid.x = (pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen;
   (void)cudaGetLastError();
-  scale_rows__pdcc_coarse<<<pdcc_cgrid, pdcc_block>>>(pdcc_rec.out, pdcc_rec.in, factor, pdcc_rec.n, pdcc_grid); // pdcc: generated
+  scale_rows__pdcc_coarse<<<dim3((pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(pdcc_rec.out, pdcc_rec.in, factor, pdcc_rec.n, pdcc_grid); // pdcc: generated
   if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
     scale_rows__pdcc_serial(pdcc_grid, pdcc_block, pdcc_rec.out, pdcc_rec.in, factor, pdcc_rec.n);
 }
-#line 5 "aggregate_threshold_coarsen.cu"
 
 // pdcc: one parent's launch of 'scale_rows' at site block_groups_0, kept for the aggregated launch
 struct pdcc_record_block_groups_0 {
@@ -99,10 +94,8 @@ static __device__ void scale_rows__pdcc_direct_block_groups_0(const pdcc_record_
 {
   const dim3 pdcc_grid = pdcc_rec.pdcc_grid;
   const dim3 pdcc_block = pdcc_rec.pdcc_block;
-  dim3 pdcc_cgrid = pdcc_grid;
-  pdcc_cgrid.x = (pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen;
   (void)cudaGetLastError();
-  scale_rows__pdcc_coarse<<<pdcc_cgrid, pdcc_block>>>(pdcc_rec.out, pdcc_rec.in, factor, pdcc_rec.n, pdcc_grid); // pdcc: generated
+  scale_rows__pdcc_coarse<<<dim3((pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(pdcc_rec.out, pdcc_rec.in, factor, pdcc_rec.n, pdcc_grid); // pdcc: generated
   if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
     scale_rows__pdcc_serial(pdcc_grid, pdcc_block, pdcc_rec.out, pdcc_rec.in, factor, pdcc_rec.n);
 }
@@ -127,21 +120,19 @@ static __device__ __noinline__ void tile__pdcc_serial(const dim3 pdcc_gridDim, c
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
-    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-      tile__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, out, width, height);
+  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+    tile__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, out, width, height);
 }
-#line 10 "aggregate_threshold_coarsen.cu"
 
 // pdcc: 'tile' coarsened: each block does the work of several original blocks
-static __global__ void tile__pdcc_coarse(float* out, const int width, int height, const dim3 pdcc_gridDim)
+static __global__ void __launch_bounds__(1024) tile__pdcc_coarse(float* out, const int width, int height, const dim3 pdcc_gridDim)
 {
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     tile__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, out, width, height);
   }
 }
-#line 10 "aggregate_threshold_coarsen.cu"
 
 // pdcc: one parent's launch of 'tile' at site multiblock_groups_0, kept for the aggregated launch
 struct pdcc_record_multiblock_groups_0 {
@@ -168,14 +159,11 @@ static __device__ void tile__pdcc_direct_multiblock_groups_0(const pdcc_record_m
 {
   const dim3 pdcc_grid = pdcc_rec.pdcc_grid;
   const dim3 pdcc_block = pdcc_rec.pdcc_block;
-  dim3 pdcc_cgrid = pdcc_grid;
-  pdcc_cgrid.x = (pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen;
   (void)cudaGetLastError();
-  tile__pdcc_coarse<<<pdcc_cgrid, pdcc_block>>>(pdcc_rec.out, pdcc_rec.width, pdcc_rec.height, pdcc_grid); // pdcc: generated
+  tile__pdcc_coarse<<<dim3((pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(pdcc_rec.out, pdcc_rec.width, pdcc_rec.height, pdcc_grid); // pdcc: generated
   if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
     tile__pdcc_serial(pdcc_grid, pdcc_block, pdcc_rec.out, pdcc_rec.width, pdcc_rec.height);
 }
-#line 10 "aggregate_threshold_coarsen.cu"
 
 // pdcc: one parent's launch of 'tile' at site grid_group_0, kept for the aggregated launch
 struct pdcc_record_grid_group_0 {
@@ -240,7 +228,7 @@ static __device__ void warp_groups__pdcc_body(float* out, const float* in, const
     const dim3 pdcc_block = 128;
     if (pdcc_n >= PDCC_THRESHOLD_warp_groups_0) {
       const pdcc_record_warp_groups_0 pdcc_rec(out + begin[row], in + begin[row], n, pdcc_grid, pdcc_block);
-      if (!pdcc_group_warp_groups_0.append(pdcc_rec))  // storage full: launch this one directly
+      if (!pdcc_group_warp_groups_0.append(pdcc_rec)) // storage full: launch this one directly
         scale_rows__pdcc_direct_warp_groups_0(pdcc_rec, 0.5f, PDCC_COARSEN_warp_groups_0);
     } else {
       scale_rows__pdcc_serial(pdcc_grid, pdcc_block, out + begin[row], in + begin[row], 0.5f, n);
@@ -296,7 +284,7 @@ static __device__ void block_groups__pdcc_body(float* out, const float* in, cons
     const dim3 pdcc_block = 256;
     if (pdcc_n >= PDCC_THRESHOLD_block_groups_0) {
       const pdcc_record_block_groups_0 pdcc_rec(out + begin[row], in + begin[row], n, pdcc_grid, pdcc_block);
-      if (!pdcc_group_block_groups_0.append(pdcc_rec))  // storage full: launch this one directly
+      if (!pdcc_group_block_groups_0.append(pdcc_rec)) // storage full: launch this one directly
         scale_rows__pdcc_direct_block_groups_0(pdcc_rec, 2.0f, PDCC_COARSEN_block_groups_0);
     } else {
       scale_rows__pdcc_serial(pdcc_grid, pdcc_block, out + begin[row], in + begin[row], 2.0f, n);
@@ -352,7 +340,7 @@ static __device__ void multiblock_groups__pdcc_body(float* out, const int* width
     const dim3 pdcc_block = dim3(16, 16);
     if ((unsigned long long)pdcc_nx * pdcc_ny * pdcc_grid.z * pdcc_block.z >= PDCC_THRESHOLD_multiblock_groups_0) {
       const pdcc_record_multiblock_groups_0 pdcc_rec(out + k * 4096, w, h, pdcc_grid, pdcc_block);
-      if (!pdcc_group_multiblock_groups_0.append(pdcc_rec))  // storage full: launch this one directly
+      if (!pdcc_group_multiblock_groups_0.append(pdcc_rec)) // storage full: launch this one directly
         tile__pdcc_direct_multiblock_groups_0(pdcc_rec, PDCC_COARSEN_multiblock_groups_0);
     } else {
       tile__pdcc_serial(pdcc_grid, pdcc_block, out + k * 4096, w, h);
@@ -395,7 +383,7 @@ static __device__ void grid_group__pdcc_body(float* out, const int* widths, cons
     const dim3 pdcc_grid = dim3((widths[k] + 15) / 16, (heights[k] + 15) / 16);
     const dim3 pdcc_block = dim3(16, 16);
     const pdcc_record_grid_group_0 pdcc_rec(out + k * 4096, widths[k], heights[k], pdcc_grid, pdcc_block);
-    if (!pdcc_group_grid_group_0.append(pdcc_rec))  // storage full: launch this one directly
+    if (!pdcc_group_grid_group_0.append(pdcc_rec)) // storage full: launch this one directly
       tile__pdcc_direct_grid_group_0(pdcc_rec, 1);
   }
 #line 45 "aggregate_threshold_coarsen.cu"

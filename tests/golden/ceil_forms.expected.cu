@@ -21,10 +21,10 @@ static __device__ __noinline__ void add_one__pdcc_serial(const dim3 pdcc_gridDim
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
-    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-      add_one__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, out, n);
+  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+    add_one__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, out, n);
 }
 #line 8 "ceil_forms.cu"
 
@@ -33,7 +33,7 @@ static __device__ __noinline__ void add_one__pdcc_serial(const dim3 pdcc_gridDim
 #ifndef PDCC_THRESHOLD_form_a_0
 #define PDCC_THRESHOLD_form_a_0 64
 #endif
-__global__ void form_a(int* out, const int* len) {
+__global__ void __launch_bounds__(1024) form_a(int* out, const int* len) {
   int n = len[threadIdx.x];
 // pdcc: #pragma dp threshold(64)
   { // pdcc: site form_a_0: below PDCC_THRESHOLD_form_a_0 child threads, run 'add_one' here
@@ -57,7 +57,7 @@ __global__ void form_a(int* out, const int* len) {
 #ifndef PDCC_THRESHOLD_form_b_0
 #define PDCC_THRESHOLD_form_b_0 64
 #endif
-__global__ void form_b(int* out, const int* len) {
+__global__ void __launch_bounds__(1024) form_b(int* out, const int* len) {
   int n = len[threadIdx.x];
 // pdcc: #pragma dp threshold(64)
   { // pdcc: site form_b_0: below PDCC_THRESHOLD_form_b_0 child threads, run 'add_one' here
@@ -81,7 +81,7 @@ __global__ void form_b(int* out, const int* len) {
 #ifndef PDCC_THRESHOLD_form_c_0
 #define PDCC_THRESHOLD_form_c_0 64
 #endif
-__global__ void form_c(int* out, const int* len) {
+__global__ void __launch_bounds__(1024) form_c(int* out, const int* len) {
   int n = len[threadIdx.x];
 // pdcc: #pragma dp threshold(64)
   { // pdcc: site form_c_0: below PDCC_THRESHOLD_form_c_0 child threads, run 'add_one' here
@@ -105,7 +105,7 @@ __global__ void form_c(int* out, const int* len) {
 #ifndef PDCC_THRESHOLD_form_d_0
 #define PDCC_THRESHOLD_form_d_0 64
 #endif
-__global__ void form_d(int* out, const int* len) {
+__global__ void __launch_bounds__(1024) form_d(int* out, const int* len) {
   int n = len[threadIdx.x];
 // pdcc: #pragma dp threshold(64)
   { // pdcc: site form_d_0: below PDCC_THRESHOLD_form_d_0 child threads, run 'add_one' here
@@ -129,7 +129,7 @@ __global__ void form_d(int* out, const int* len) {
 #ifndef PDCC_THRESHOLD_form_e_0
 #define PDCC_THRESHOLD_form_e_0 64
 #endif
-__global__ void form_e(int* out, const int* len, int block) {
+__global__ void __launch_bounds__(1024) form_e(int* out, const int* len, int block) {
   int n = len[threadIdx.x];
 // pdcc: #pragma dp threshold(64)
   { // pdcc: site form_e_0: below PDCC_THRESHOLD_form_e_0 child threads, run 'add_one' here
@@ -153,7 +153,7 @@ __global__ void form_e(int* out, const int* len, int block) {
 #ifndef PDCC_THRESHOLD_form_terms_0
 #define PDCC_THRESHOLD_form_terms_0 64
 #endif
-__global__ void form_terms(int* out, const int* begin, const int* end) {
+__global__ void __launch_bounds__(1024) form_terms(int* out, const int* begin, const int* end) {
   int row = threadIdx.x;
 // pdcc: #pragma dp threshold(64)
   { // pdcc: site form_terms_0: below PDCC_THRESHOLD_form_terms_0 child threads, run 'add_one' here
@@ -176,7 +176,7 @@ __global__ void form_terms(int* out, const int* begin, const int* end) {
 #ifndef PDCC_THRESHOLD_no_division_0
 #define PDCC_THRESHOLD_no_division_0 64
 #endif
-__global__ void no_division(int* out, int blocks) {
+__global__ void __launch_bounds__(1024) no_division(int* out, int blocks) {
 // pdcc: #pragma dp threshold(64)
   { // pdcc: site no_division_0: below PDCC_THRESHOLD_no_division_0 child threads, run 'add_one' here
     const dim3 pdcc_grid = blocks;

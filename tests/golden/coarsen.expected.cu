@@ -22,15 +22,14 @@ static __device__ __noinline__ void scale__pdcc_serial(const dim3 pdcc_gridDim, 
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
-    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-      scale__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, x, a, n);
+  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+    scale__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, x, a, n);
 }
-#line 3 "coarsen.cu"
 
 // pdcc: 'scale' coarsened: each block does the work of several original blocks
-static __global__ void scale__pdcc_coarse(float* x, float a, int n, const dim3 pdcc_gridDim)
+static __global__ void __launch_bounds__(1024) scale__pdcc_coarse(float* x, float a, int n, const dim3 pdcc_gridDim)
 {
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     scale__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, x, a, n);
@@ -58,7 +57,7 @@ static __device__ void block_reverse__pdcc_thread(const uint3 pdcc_blockIdx, con
 #line 9 "coarsen.cu"
 
 // pdcc: 'block_reverse' coarsened: each block does the work of several original blocks
-static __global__ void block_reverse__pdcc_coarse(int* data, int n, const dim3 pdcc_gridDim)
+static __global__ void __launch_bounds__(1024) block_reverse__pdcc_coarse(int* data, int n, const dim3 pdcc_gridDim)
 {
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     block_reverse__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, data, n);
@@ -82,25 +81,24 @@ static __device__ void stencil_2d__pdcc_thread(const uint3 pdcc_blockIdx, const 
 }
 #line 17 "coarsen.cu"
 
+// pdcc: 'stencil_2d' coarsened: each block does the work of several original blocks
+static __global__ void __launch_bounds__(1024) stencil_2d__pdcc_coarse(float* out, const float* in, int w, int h, const dim3 pdcc_gridDim)
+{
+  for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
+    stencil_2d__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, out, in, w, h);
+  }
+}
+
 // pdcc: every thread of a 'stencil_2d' launch, one after another, in the calling thread
 static __device__ __noinline__ void stencil_2d__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* out, const float* in, int w, int h)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
-    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-      stencil_2d__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, out, in, w, h);
-}
-#line 17 "coarsen.cu"
-
-// pdcc: 'stencil_2d' coarsened: each block does the work of several original blocks
-static __global__ void stencil_2d__pdcc_coarse(float* out, const float* in, int w, int h, const dim3 pdcc_gridDim)
-{
-  for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
-    stencil_2d__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, out, in, w, h);
-  }
+  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+    stencil_2d__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, out, in, w, h);
 }
 #line 22 "coarsen.cu"
 
@@ -117,18 +115,16 @@ static __global__ void stencil_2d__pdcc_coarse(float* out, const float* in, int 
 #ifndef PDCC_COARSEN_parent_2
 #define PDCC_COARSEN_parent_2 2
 #endif
-__global__ void parent(float* x, int* data, float* out, const int* sizes) {
+__global__ void __launch_bounds__(1024) parent(float* x, int* data, float* out, const int* sizes) {
   int n = sizes[threadIdx.x];
 // pdcc: #pragma dp threshold(256) coarsen(8)
   { // pdcc: site parent_0: below PDCC_THRESHOLD_parent_0 child threads, run 'scale' here, blocks do PDCC_COARSEN_parent_0 original blocks each
     const auto pdcc_n = n;
     const dim3 pdcc_grid = (pdcc_n + 127) / 128;
     const dim3 pdcc_block = 128;
-    dim3 pdcc_cgrid = pdcc_grid;
-    pdcc_cgrid.x = (pdcc_grid.x + PDCC_COARSEN_parent_0 - 1) / PDCC_COARSEN_parent_0;
     if (pdcc_n >= PDCC_THRESHOLD_parent_0) {
       (void)cudaGetLastError();
-      scale__pdcc_coarse<<<pdcc_cgrid, pdcc_block>>>(x, 2.0f, n, pdcc_grid); // pdcc: generated
+      scale__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_0 - 1) / PDCC_COARSEN_parent_0, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(x, 2.0f, n, pdcc_grid); // pdcc: generated
       if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
         scale__pdcc_serial(pdcc_grid, pdcc_block, x, 2.0f, n);
     } else {
@@ -140,15 +136,13 @@ __global__ void parent(float* x, int* data, float* out, const int* sizes) {
   { // pdcc: site parent_1: blocks do PDCC_COARSEN_parent_1 original blocks each
     const dim3 pdcc_grid = (n + 127) / 128;
     const dim3 pdcc_block = 128;
-    dim3 pdcc_cgrid = pdcc_grid;
-    pdcc_cgrid.x = (pdcc_grid.x + PDCC_COARSEN_parent_1 - 1) / PDCC_COARSEN_parent_1;
     (void)cudaGetLastError();
-    block_reverse__pdcc_coarse<<<pdcc_cgrid, pdcc_block>>>(data, n, pdcc_grid); // pdcc: generated
+    block_reverse__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_1 - 1) / PDCC_COARSEN_parent_1, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(data, n, pdcc_grid); // pdcc: generated
     for (unsigned int pdcc_wait = 64; cudaGetLastError() != cudaSuccess; pdcc_wait *= 2) {
       // the launch failed (pending-launch pool full?): let launches drain, retry; never drop work
       if (pdcc_wait > 4194304u) __trap();
       __nanosleep(pdcc_wait);
-      block_reverse__pdcc_coarse<<<pdcc_cgrid, pdcc_block>>>(data, n, pdcc_grid); // pdcc: generated
+      block_reverse__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_1 - 1) / PDCC_COARSEN_parent_1, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(data, n, pdcc_grid); // pdcc: generated
     }
   }
 #line 29 "coarsen.cu"
@@ -156,10 +150,8 @@ __global__ void parent(float* x, int* data, float* out, const int* sizes) {
   { // pdcc: site parent_2: blocks do PDCC_COARSEN_parent_2 original blocks each
     const dim3 pdcc_grid = dim3((n + 15) / 16, (n + 15) / 16);
     const dim3 pdcc_block = dim3(16, 16);
-    dim3 pdcc_cgrid = pdcc_grid;
-    pdcc_cgrid.x = (pdcc_grid.x + PDCC_COARSEN_parent_2 - 1) / PDCC_COARSEN_parent_2;
     (void)cudaGetLastError();
-    stencil_2d__pdcc_coarse<<<pdcc_cgrid, pdcc_block>>>(out, x, n, n, pdcc_grid); // pdcc: generated
+    stencil_2d__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_2 - 1) / PDCC_COARSEN_parent_2, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(out, x, n, n, pdcc_grid); // pdcc: generated
     if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
       stencil_2d__pdcc_serial(pdcc_grid, pdcc_block, out, x, n, n);
   }

@@ -37,10 +37,10 @@ static __device__ __noinline__ void visit_neighbours__pdcc_serial(const dim3 pdc
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
-    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-      visit_neighbours__pdcc_thread<Index, Value, Op>(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, adjacency, values, begin, end, op);
+  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+    visit_neighbours__pdcc_thread<Index, Value, Op>(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, adjacency, values, begin, end, op);
 }
 #line 21 "cpp_heavy.cu"
 
@@ -65,7 +65,7 @@ class Frontier {
 #define PDCC_THRESHOLD_expand_0 64
 #endif
 template <typename Index>
-__global__ void expand(const Index* offsets, const Index* adjacency, int* values, Index n) {
+__global__ void __launch_bounds__(1024) expand(const Index* offsets, const Index* adjacency, int* values, Index n) {
   Index v = static_cast<Index>(blockIdx.x * blockDim.x + threadIdx.x);
   if (v >= n) return;
   const Index begin = offsets[v], end = offsets[v + 1];

@@ -24,10 +24,10 @@ static __device__ __noinline__ void tile_child__pdcc_serial(const dim3 pdcc_grid
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
-    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-      tile_child__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, img, width, height);
+  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+    tile_child__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, img, width, height);
 }
 #line 8 "dim3_2d.cu"
 
@@ -35,7 +35,7 @@ static __device__ __noinline__ void tile_child__pdcc_serial(const dim3 pdcc_grid
 #ifndef PDCC_THRESHOLD_tile_parent_0
 #define PDCC_THRESHOLD_tile_parent_0 256
 #endif
-__global__ void tile_parent(float** images, const int* widths, const int* heights, int count) {
+__global__ void __launch_bounds__(1024) tile_parent(float** images, const int* widths, const int* heights, int count) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
   int w = widths[k], h = heights[k];

@@ -22,10 +22,10 @@ static __device__ __noinline__ void row_child__pdcc_serial(const dim3 pdcc_gridD
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
-    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-      row_child__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, y, x, n);
+  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+    row_child__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, y, x, n);
 }
 #line 7 "early_return.cu"
 
@@ -33,7 +33,7 @@ static __device__ __noinline__ void row_child__pdcc_serial(const dim3 pdcc_gridD
 #ifndef PDCC_THRESHOLD_parent_0
 #define PDCC_THRESHOLD_parent_0 128
 #endif
-__global__ void parent(float* y, const float* x, const int* len, int rows) {
+__global__ void __launch_bounds__(1024) parent(float* y, const float* x, const int* len, int rows) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= rows) return;
   int n = len[r];

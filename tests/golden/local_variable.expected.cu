@@ -21,10 +21,10 @@ static __device__ __noinline__ void scale__pdcc_serial(const dim3 pdcc_gridDim, 
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
-    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-      scale__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, x, a, n);
+  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+    scale__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, x, a, n);
 }
 #line 8 "local_variable.cu"
 
@@ -32,7 +32,7 @@ static __device__ __noinline__ void scale__pdcc_serial(const dim3 pdcc_gridDim, 
 #ifndef PDCC_THRESHOLD_through_int_0
 #define PDCC_THRESHOLD_through_int_0 1024
 #endif
-__global__ void through_int(float* x, const int* sizes) {
+__global__ void __launch_bounds__(1024) through_int(float* x, const int* sizes) {
   int n = sizes[blockIdx.x];
   int blocks = (int)ceil((float)n / 256);
   const int threads = 256;
@@ -56,7 +56,7 @@ __global__ void through_int(float* x, const int* sizes) {
 #ifndef PDCC_THRESHOLD_through_dim3_0
 #define PDCC_THRESHOLD_through_dim3_0 1024
 #endif
-__global__ void through_dim3(float* x, const int* sizes) {
+__global__ void __launch_bounds__(1024) through_dim3(float* x, const int* sizes) {
   int n = sizes[blockIdx.x];
   dim3 grid((n + 127) / 128);
   dim3 block(128);

@@ -28,10 +28,10 @@ static __device__ __noinline__ void axpy__pdcc_serial(const dim3 pdcc_gridDim, c
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
-    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-      axpy__pdcc_thread<T, Unroll>(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, y, x, a, n);
+  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+    axpy__pdcc_thread<T, Unroll>(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, y, x, a, n);
 }
 #line 12 "templated.cu"
 
@@ -42,7 +42,7 @@ static __device__ __noinline__ void axpy__pdcc_serial(const dim3 pdcc_gridDim, c
 #define PDCC_THRESHOLD_batched_axpy_0 128
 #endif
 template <typename T>
-__global__ void batched_axpy(T** ys, T** xs, const int64_t* sizes, T a, int batches) {
+__global__ void __launch_bounds__(1024) batched_axpy(T** ys, T** xs, const int64_t* sizes, T a, int batches) {
   int b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b >= batches) return;
   int64_t n = sizes[b];

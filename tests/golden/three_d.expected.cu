@@ -26,10 +26,10 @@ static __device__ __noinline__ void voxel_child__pdcc_serial(const dim3 pdcc_gri
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
-    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-      voxel_child__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, v, nx, ny, nz);
+  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+    voxel_child__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, v, nx, ny, nz);
 }
 #line 9 "three_d.cu"
 
@@ -37,7 +37,7 @@ static __device__ __noinline__ void voxel_child__pdcc_serial(const dim3 pdcc_gri
 #ifndef PDCC_THRESHOLD_volume_parent_0
 #define PDCC_THRESHOLD_volume_parent_0 512
 #endif
-__global__ void volume_parent(float* v, int nx, int ny, int nz) {
+__global__ void __launch_bounds__(1024) volume_parent(float* v, int nx, int ny, int nz) {
   dim3 block(8, 8, 4);
 // pdcc: #pragma dp threshold(512)
   { // pdcc: site volume_parent_0: below PDCC_THRESHOLD_volume_parent_0 child threads, run 'voxel_child' here

@@ -1,0 +1,105 @@
+"""The pass interface at work: what each pass plans for a site, the knobs and remarks it reports, and
+the sites it must leave alone with the right reason (issue 9, items 4, 5, 7, 8, 9, 10)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import nvcc_compile
+from pragmadp.pipeline import transform
+from pragmadp.report import rules
+from pragmadp.report.render import write_report
+from pragmadp.source import SourceFile
+
+CHILD = "__global__ void child(int* x, int n) { x[threadIdx.x] = n; }\n"
+
+
+def run(text: str, name: str = "input.cu"):
+    return transform(SourceFile(name, text.encode()))
+
+
+def test_remark_messages_are_rendered_from_their_arguments():
+    result = run(CHILD + "__global__ void parent(int* x, int n) {\n#pragma dp threshold(64) coarsen(2)\n"
+                 "  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n")
+    assert {r.rule.id for r in result.remarks} >= {"PDCC500", "PDCC501", "PDCC550", "PDCC530"}
+    for remark in result.remarks:
+        if remark.rule.message:
+            assert remark.message == remark.rule.render(remark.args)
+
+
+def test_every_knob_is_reported_with_its_macro_default_and_domain():
+    result = run(CHILD + "__global__ void parent(int* x, int n) {\n"
+                 "#pragma dp threshold(64) coarsen(2) consldt(block) agg_threshold(3) buffer(pool, 8)\n"
+                 "  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n"
+                 "__global__ void other(int* x, int n) {\n#pragma dp consldt(multiblock(4))\n"
+                 "  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n")
+    knobs = {k.macro: k for k in result.knobs}
+    assert {k.kind for k in knobs.values()} == {"threshold", "coarsen", "granularity", "agg_threshold", "records",
+                                                "records_per_thread", "pool_bytes"}
+    assert knobs["PDCC_THRESHOLD_parent_0"].default == "64" and knobs["PDCC_RECORDS_parent_0"].default == "8"
+    assert all(k.domain[0] <= k.domain[1] for k in knobs.values())
+    for knob in knobs.values():  # each one overridable with -D
+        assert f"#ifndef {knob.macro}\n#define {knob.macro} {knob.default}\n#endif" in result.text
+
+
+def test_a_rewritten_kernel_gets_launch_bounds_unless_it_has_its_own():
+    text = CHILD + ("__global__ void parent(int* x, int n) {\n#pragma dp threshold(64)\n"
+                    "  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n"
+                    "__global__ void __launch_bounds__(256) bounded(int* x, int n) {\n#pragma dp threshold(64)\n"
+                    "  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n")
+    result = run(text)
+    assert "__global__ void __launch_bounds__(1024) parent(int* x, int n) {" in result.text
+    assert "__global__ void __launch_bounds__(256) bounded(int* x, int n) {" in result.text
+    bounds = [r for r in result.remarks if r.rule is rules.LAUNCH_BOUNDS]
+    assert [(r.args["kernel"], r.location.line) for r in bounds] == [("parent", 2)]
+
+
+def test_a_pragma_between_if_and_its_launch_does_not_hide_the_reason_elsewhere():
+    """Item 8: the pragma cuts the if for the CUDA parser (a missing ';'); a site launching that kernel
+    must get its real reason (it launches kernels itself), not 'could not be parsed'."""
+    text = CHILD + ("__global__ void parent(int* x, int n) {\n  if (n > 4)\n#pragma dp threshold(64)\n"
+                    "    child<<<(n + 31) / 32, 32>>>(x, n);\n  else\n    x[0] = 0;\n}\n"
+                    "__global__ void grand(int* x, int n) {\n#pragma dp threshold(64)\n"
+                    "  parent<<<(n + 31) / 32, 32>>>(x, n);\n}\n")
+    result = run(text)
+    assert [r.rule.id for r in result.remarks if r.site == "grand_0"] == ["PDCC522"]
+    assert [r.rule.id for r in result.remarks if r.site == "parent_0"][:1] == ["PDCC500"]
+
+
+def test_each_self_launch_refusal_names_its_own_line():
+    """Item 9."""
+    text = ("__global__ void walk(int* x, int n) {\n  if (n <= 1) return;\n#pragma dp threshold(64)\n"
+            "  walk<<<1, 32>>>(x, n / 2);\n  x[n] = 1;\n#pragma dp threshold(64)\n  walk<<<1, 32>>>(x + n / 2, n / 2);\n}\n")
+    result = run(text)
+    assert [(r.rule.id, r.args["line"]) for r in result.remarks] == [("PDCC514", 4), ("PDCC514", 7)]
+    assert "at line 4" in result.remarks[0].message and "at line 7" in result.remarks[1].message
+
+
+@pytest.mark.parametrize("clauses", ["threshold(64)", "coarsen(2)", "consldt(block)"])
+def test_a_launch_with_its_grid_size_alone_is_left_as_written(clauses):
+    """Item 10: `child<<<n>>>(x, n)` compiles with nvcc; pdcc says why it does not rewrite it."""
+    result = run(CHILD + f"__global__ void parent(int* x, int n) {{\n#pragma dp {clauses}\n  child<<<n>>>(x, n);\n}}\n")
+    assert [(r.rule.id, r.location.line, r.location.column) for r in result.remarks] == [("PDCC523", 3, 12)]
+    assert "  child<<<n>>>(x, n);\n" in result.text
+
+
+@pytest.mark.nvcc
+def test_outputs_compile_with_every_pass(tmp_path):
+    result = run(CHILD + "__global__ void parent(int* x, int n) {\n"
+                 "#pragma dp threshold(64) coarsen(2) consldt(warp)\n  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n")
+    path = tmp_path / "out.cu"
+    path.write_text(result.text)
+    compiled = nvcc_compile(path, tmp_path)
+    assert compiled.returncode == 0 and "warning" not in compiled.stderr, compiled.stderr
+
+
+def test_the_json_report_lists_every_knob_for_a_tuner(tmp_path):
+    result = run(CHILD + "__global__ void parent(int* x, int n) {\n#pragma dp threshold(64) coarsen(2)\n"
+                 "  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n")
+    report = tmp_path / "r.json"
+    write_report(str(report), result.remarks, "test", str(tmp_path), result.knobs)
+    knobs = json.loads(report.read_text())["knobs"]
+    assert knobs == [{"macro": "PDCC_THRESHOLD_parent_0", "default": "64", "kind": "threshold", "min": 1, "max": 1 << 31},
+                     {"macro": "PDCC_COARSEN_parent_0", "default": "2", "kind": "coarsen", "min": 1, "max": 1 << 16}]
