@@ -1,6 +1,7 @@
 # pragmadp / pdcc. Two commands do everything on a fresh machine:
 #   make demo   set up, then run pdcc on the bundled SpMV sample (transform, report, nvcc; run it on a GPU)
-#   make test   set up, then run the test suite (GPU tests are skipped without a GPU)
+#   make test   set up, then type-check pragmadp/ with mypy and run the test suite (GPU tests are skipped
+#               without a GPU)
 #
 # On a machine without network access (the GPU box), carry wheels of the dependencies in a folder and
 # name it: `make bench WHEELS=.whl` installs them into build/site instead of making a venv from the index.
@@ -15,10 +16,14 @@ export PYTHONPATH := $(CURDIR)/$(BUILD)/site:$(CURDIR)
 PY := $(PYTHON)
 PDCC := $(PYTHON) -m pragmadp
 SETUP := $(BUILD)/site/.installed
+# The carried wheels are what pdcc and its tests run on; mypy is among them only if someone carried it.
+TYPECHECK := if $(PY) -c 'import mypy' 2>/dev/null; then $(PY) -m mypy pragmadp; \
+	else echo "note: mypy is not installed here (WHEELS=$(WHEELS)): the type check is skipped"; fi
 else
 PY := $(VENV)/bin/python
 PDCC := $(VENV)/bin/pdcc
 SETUP := $(VENV)/.installed
+TYPECHECK := $(PY) -m mypy pragmadp
 endif
 
 .PHONY: setup demo test test-gpu bench bench-check clean
@@ -44,7 +49,9 @@ demo: $(SETUP)
 	    $(BUILD)/demo/spmv_pdcc --size 200000; \
 	else echo "no GPU here: built $(BUILD)/demo/spmv_pdcc, not running it"; fi
 
+# mypy first (configured in setup.cfg's [mypy]): a type error fails `make test` before the suite runs.
 test: $(SETUP)
+	$(TYPECHECK)
 	$(PY) -m pytest -q
 
 test-gpu: $(SETUP)
@@ -60,4 +67,4 @@ bench-check: $(SETUP)
 	$(PY) bench/run.py --out $(BUILD)/bench-check --configs-from $(BASELINE) $(BENCH_ARGS)
 
 clean:
-	rm -rf $(BUILD) .pytest_cache
+	rm -rf $(BUILD) .pytest_cache .mypy_cache

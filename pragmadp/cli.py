@@ -422,7 +422,8 @@ def _restore_paths(text: str, replaced: dict[str, str]) -> str:
 
 def _without_repeated_prerequisites(text: str) -> str:
     """Drops continuation lines of a make rule that repeat one of its prerequisites."""
-    lines, seen = [], set()
+    lines: list[str] = []
+    seen: set[str] = set()
     for line in text.split("\n"):
         continued = line.endswith("\\")
         body = line[:-1].strip() if continued else line.strip()

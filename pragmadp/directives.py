@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import lark
 
@@ -126,6 +127,9 @@ class MeldThreshold(Clause):
     value: Value
 
 
+C = TypeVar("C", bound=Clause)
+
+
 @dataclass(frozen=True)
 class Directive:
     """One `#pragma dp` or `#pragma meld`; `span` covers the whole `#pragma` line(s)."""
@@ -135,7 +139,7 @@ class Directive:
     off: bool
     clauses: tuple[Clause, ...]
 
-    def clause(self, kind: type[Clause]) -> Clause | None:
+    def clause(self, kind: type[C]) -> C | None:
         return next((c for c in self.clauses if isinstance(c, kind)), None)
 
     @property
@@ -173,6 +177,7 @@ def parse_directive(source: SourceFile, pragma_span: Span, text: str, offsets: S
     except lark.exceptions.UnexpectedInput as exc:
         raise _syntax_error(source, text, exc, span_of) from None
     pragma = tree.children[0]
+    assert isinstance(pragma, lark.Tree)   # the grammar's start rule is one dp_pragma or meld_pragma
     family = "dp" if pragma.data == "dp_pragma" else "meld"
     off = any(isinstance(child, lark.Token) and child.type == "OFF" for child in pragma.children)
     builder = _ClauseBuilder(source, family, span_of)
@@ -332,7 +337,7 @@ def _check_combination(source: SourceFile, directive: Directive) -> None:
         raise source.error(rules.CONFLICTING_CLAUSES, f"'{clause.name}' needs a 'consldt(...)' clause in the same pragma",
                            clause.span)
     aggregate_threshold = directive.clause(AggThreshold)
-    if aggregate_threshold and consolidate.granularity not in ("warp", "block"):
+    if aggregate_threshold and consolidate is not None and consolidate.granularity not in ("warp", "block"):
         raise source.error(rules.CONFLICTING_CLAUSES,
                            f"'agg_threshold' applies to warp and block groups only, not '{consolidate.granularity}'",
                            aggregate_threshold.span,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from pycparser import c_ast
 
@@ -60,7 +61,7 @@ class Lambda(c_ast.Node):
         return ()
 
 
-Expr = c_ast.Node
+Expr: TypeAlias = c_ast.Node
 
 
 def name(identifier: str) -> c_ast.ID:

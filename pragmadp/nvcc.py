@@ -259,7 +259,8 @@ class Arg:
     @property
     def missing_value(self) -> bool:
         """An option that takes a value but has none (nvcc will report the error itself)."""
-        return self.kind == "option" and TAKES_VALUE.get(self.name, False) and self.value is None
+        return (self.kind == "option" and self.name is not None and TAKES_VALUE.get(self.name, False)
+                and self.value is None)
 
 
 @dataclass(frozen=True)
@@ -309,7 +310,7 @@ class NvccCommand:
     @property
     def inputs(self) -> list[tuple[int, str]]:
         """(index, path) of every input file, in order (paths relative to the working dir)."""
-        return [(a.index, a.value) for a in self.args if a.kind == "input"]
+        return [(a.index, a.value) for a in self.args if a.kind == "input" and a.value is not None]
 
     @property
     def language(self) -> str | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import traceback
 import types
 from dataclasses import dataclass, field
+from typing import Any
 
 from pragmadp.cuda import frontend
 from pragmadp.report import rules
@@ -100,7 +101,7 @@ def _where(exc: BaseException) -> tuple[str | None, Span | None]:
     pass_name = getattr(exc, "pass_name", None)
     span = getattr(exc, "span", None)
     frames = [frame for frame, _line in traceback.walk_tb(exc.__traceback__)]
-    context = next((frame.f_locals["context"] for frame in reversed(frames) if "context" in frame.f_locals), None)
+    context: Any = next((frame.f_locals["context"] for frame in reversed(frames) if "context" in frame.f_locals), None)
     if not isinstance(pass_name, str) and isinstance(getattr(context, "pass_name", None), str) and context.pass_name:
         pass_name = context.pass_name
     if not isinstance(span, Span) and isinstance(getattr(context, "site", None), frontend.Site):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pragmadp import ir
 from pragmadp.cgen import printer
 from pragmadp.cuda import pragmas
-from pragmadp.cuda.frontend import Site, Unit
+from pragmadp.cuda.frontend import Node, Site, Unit, required
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark
 from pragmadp.source import EditBuffer, Generated, Rope, Span
@@ -42,13 +42,13 @@ def rewrite(unit: Unit) -> Rewritten:
     context = Context(unit)
     edits = EditBuffer(unit.source)
     result = Rewritten("", uses_device_launches=any(launch.on_device for launch in unit.launches))
-    rewritten_parents = {}
+    rewritten_parents: dict[Node, Site] = {}
     for site in unit.sites:
         context.site = site
         replacement = _site(context, site, result)
         if replacement is not None:
             _replace_statement(edits, site, replacement)
-            rewritten_parents.setdefault(site.launch.enclosing.node, site)
+            rewritten_parents.setdefault(site.parent.node, site)
     context.site, context.pass_name = None, ""
     context.finish()
     for span, text in context.edits:
@@ -84,7 +84,9 @@ def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:
     if not passes:
         return None
     context.pass_name = passes[0].NAME
-    first = directive.clause(passes[0].CLAUSE).span
+    first_clause = directive.clause(passes[0].CLAUSE)
+    assert first_clause is not None   # the site has the clause of every pass in `passes`
+    first = first_clause.span
     if len(site.launch.config) < 2:
         result.remarks.append(context.remark(
             Kind.MISSED, rules.LAUNCH_FORM, first, reason="the launch gives its grid size alone (`<<<grid>>>`), where pdcc "
@@ -115,7 +117,9 @@ def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:
         code = ir.transform(code, lambda n: dataclasses.replace(n, fallback=serial)
                             if isinstance(n, ir.Launch) and n.fallback is None else None)
     assert isinstance(code, ir.Block)
-    return dataclasses.replace(sites.safe(code), comment=f"pdcc: site {site.name}: {', '.join(plan.applied)}")
+    code = sites.safe(code)
+    assert isinstance(code, ir.Block)   # safe() expands the launches inside the block, keeping the block
+    return dataclasses.replace(code, comment=f"pdcc: site {site.name}: {', '.join(plan.applied)}")
 
 
 def _bound(context: Context, edits: EditBuffer, site: Site, result: Rewritten) -> None:
@@ -123,10 +127,12 @@ def _bound(context: Context, edits: EditBuffer, site: Site, result: Rewritten) -
     are fixed at device link, where the serial path and the device runtime's calls can push it past the 64
     a 1024-thread block allows (error 701 at launch). `__launch_bounds__(1024)` makes ptxas keep it within
     them; a kernel with the user's own bounds keeps those."""
-    parent = site.launch.enclosing
+    parent = site.parent
     if not parent.is_kernel or any(n.type == "launch_bounds" for n in parent.node.children):
         return
-    declarator = parent.parameters.parent.child_by_field_name("declarator")
+    function_declarator = parent.parameters.parent if parent.parameters is not None else None
+    assert function_declarator is not None   # the parameters of a kernel pdcc rewrote
+    declarator = required(function_declarator, "declarator")
     line = context.source.line_of(declarator.start_byte)
     edits.insert(declarator.start_byte, Rope(context.source).write(f"__launch_bounds__({_MAX_THREADS}) ", line))
     context.site, context.pass_name = site, "launch-bounds"

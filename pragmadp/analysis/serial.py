@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pragmadp.cuda.frontend import Function, Node, Unit, kernel_call_syntax, launched_identifier, walk
+from pragmadp.cuda.frontend import Function, Node, Unit, kernel_call_syntax, launched_identifier, node_text, walk
 from pragmadp.report import rules
 from pragmadp.report.remarks import Rule
 
@@ -48,6 +48,7 @@ def obstacles(unit: Unit, child: Function) -> tuple[Obstacle, ...]:
 
 def _obstacles(unit: Unit, child_node: Node) -> tuple[Obstacle, ...]:
     child = unit.function_of(child_node)
+    assert child is not None   # every function definition of the unit is indexed
     return tuple(_search(unit, child, child, set(), unit.analysis(_builtin_macros)))
 
 
@@ -85,6 +86,7 @@ def _hidden_builtin(unit: Unit, node, in_callee: bool, macros: set[str]) -> str 
 def _search(unit: Unit, child: Function, function: Function, visited: set[str], macros: set[str]):
     visited.add(function.name)
     where = "" if function is child else f" (in '{function.name}', which it calls)"
+    assert function.body is not None   # children and callees are searched only when they have a body
     for node in walk(function.body):
         hidden = _hidden_builtin(unit, node, function is not child, macros)
         if hidden is not None:
@@ -98,14 +100,17 @@ def _search(unit: Unit, child: Function, function: Function, visited: set[str], 
             yield Obstacle(rules.CHILD_SHARED, f"child '{child.name}' uses __shared__ memory{where}", node, function.name)
         elif node.type not in ("identifier", "namespace_identifier", "type_identifier", "field_identifier"):
             if node.type == "kernel_call_syntax":
-                launched = launched_identifier(node.parent.child_by_field_name("function")).text.decode()
+                call = node.parent
+                launched_node = call.child_by_field_name("function") if call is not None else None
+                assert call is not None and launched_node is not None   # <<<...>>> is part of a call expression
+                launched = node_text(launched_identifier(launched_node))
                 if launched == child.name:
-                    yield Obstacle(rules.CHILD_RECURSIVE, f"child '{child.name}' launches itself{where}", node.parent,
+                    yield Obstacle(rules.CHILD_RECURSIVE, f"child '{child.name}' launches itself{where}", call,
                                    function.name)
                 else:
                     yield Obstacle(rules.CHILD_LAUNCHES, f"child '{child.name}' launches '{launched}'{where} (nested "
                                    "dynamic parallelism: pdcc's copies of its body would launch it unchecked)",
-                                   node.parent, function.name)
+                                   call, function.name)
         elif _BARRIERS.match(text):
             yield Obstacle(rules.CHILD_BARRIER, f"child '{child.name}' synchronises its threads with '{text}'{where}",
                            node, function.name)
@@ -115,8 +120,8 @@ def _search(unit: Unit, child: Function, function: Function, visited: set[str], 
         elif _COOPERATIVE.match(text):
             yield Obstacle(rules.CHILD_COOPERATIVE, f"child '{child.name}' uses cooperative groups ('{text}'){where}",
                            node, function.name)
-        elif node.type == "identifier" and node.parent.type == "call_expression" and text not in visited and \
-                kernel_call_syntax(node.parent) is None:  # a launch is not a call
+        elif node.type == "identifier" and node.parent is not None and node.parent.type == "call_expression" and \
+                text not in visited and kernel_call_syntax(node.parent) is None:  # a launch is not a call
             for callee in unit.definitions(text):
                 if callee.runs_on_device and callee.body is not None:
                     yield from _search(unit, child, callee, visited, macros)

@@ -19,7 +19,7 @@ from pycparser import c_ast
 
 from pragmadp import cgen
 from pragmadp.analysis import writes
-from pragmadp.cuda.frontend import Node, Unit, enclosing_function, walk
+from pragmadp.cuda.frontend import Node, Unit, enclosing_function, required, walk
 
 _CEIL = {"ceil", "ceilf", "ceill"}
 _CLAMP = {"min", "max", "umin", "umax", "llmin", "llmax"}
@@ -75,10 +75,10 @@ def analyse(unit: Unit, grid: Node, before: int, type_names: tuple[str, ...], pr
 
 def dimensions_of(unit: Unit, node: Node) -> tuple[list[str], bool]:
     """Per-dimension grid expressions of `dim3(a, b)`, `dim3{a, b}`, `{a, b}`; else the whole expression."""
-    if node.type == "call_expression" and unit.text(node.child_by_field_name("function")) == "dim3":
-        return [unit.text(a) for a in node.child_by_field_name("arguments").named_children if a.type != "comment"], True
-    if node.type == "compound_literal_expression" and unit.text(node.child_by_field_name("type")) == "dim3":
-        node = node.child_by_field_name("value")
+    if node.type == "call_expression" and unit.text(required(node, "function")) == "dim3":
+        return [unit.text(a) for a in required(node, "arguments").named_children if a.type != "comment"], True
+    if node.type == "compound_literal_expression" and unit.text(required(node, "type")) == "dim3":
+        node = required(node, "value")
     if node.type == "initializer_list":
         return [unit.text(a) for a in node.named_children if a.type != "comment"], True
     return [unit.text(node)], False
@@ -97,21 +97,22 @@ def local_initialiser(unit: Unit, identifier: Node, before: int) -> tuple[list[s
                 found = _initialiser_in(unit, declaration, name)
                 if found is not None:
                     inputs = {unit.text(n) for n in walk(declaration) if n.type == "identifier"}
-                    changed = writes.assigned_names(unit, enclosing_function(unit, identifier).body,
-                                                    declaration.end_byte)
+                    function = enclosing_function(unit, identifier)
+                    assert function is not None and function.body is not None   # the scope is in its body
+                    changed = writes.assigned_names(unit, function.body, declaration.end_byte)
                     return None if inputs & changed else found
         scope = scope.parent
     return None
 
 
 def _initialiser_in(unit: Unit, declaration: Node, name: str) -> tuple[list[str], bool] | None:
-    is_dim3 = unit.text(declaration.child_by_field_name("type")) == "dim3"
+    is_dim3 = unit.text(required(declaration, "type")) == "dim3"
     for declarator in declaration.children_by_field_name("declarator"):
         if declarator.type != "init_declarator":
             continue
-        if unit.text(declarator.child_by_field_name("declarator")) != name:
+        if unit.text(required(declarator, "declarator")) != name:
             continue
-        value = declarator.child_by_field_name("value")
+        value = required(declarator, "value")
         if value.type in ("argument_list", "initializer_list") and is_dim3:  # dim3 g(a, b); dim3 g{a, b};
             return [unit.text(a) for a in value.named_children if a.type != "comment"], True
         expressions, as_dim3 = dimensions_of(unit, value)

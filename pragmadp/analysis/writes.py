@@ -20,7 +20,7 @@ def assigned_names(unit: Unit, body: Node, after: int = 0) -> frozenset[str]:
 
 
 def _assigned_names(unit: Unit, body: Node, after: int) -> frozenset[str]:
-    names = set()
+    names: set[str] = set()
     for node in walk(body):
         if node.start_byte < after and not (_makes_alias(unit, node) or _in_lambda_capturing_by_reference(unit, node)):
             continue
@@ -36,7 +36,7 @@ def _assigned_names(unit: Unit, body: Node, after: int) -> frozenset[str]:
             value = node.child_by_field_name("value")
             if target is not None and value is not None and any(n.type == "reference_declarator" for n in walk(target)):
                 names.update(unit.text(n) for n in walk(value) if n.type == "identifier")
-        elif node.type == "argument_list" and node.parent.type == "call_expression" and \
+        elif node.type == "argument_list" and node.parent is not None and node.parent.type == "call_expression" and \
                 kernel_call_syntax(node.parent) is None:
             names.update(unit.text(a) for a in node.named_children if a.type == "identifier")
         elif node.type == "declaration":
@@ -50,8 +50,11 @@ def _assigned_names(unit: Unit, body: Node, after: int) -> frozenset[str]:
 def _makes_alias(unit: Unit, node: Node) -> bool:
     if node.type == "pointer_expression":
         return unit.text(node).startswith("&")
-    return node.type == "init_declarator" and any(n.type == "reference_declarator"
-                                                   for n in walk(node.child_by_field_name("declarator")))
+    if node.type != "init_declarator":
+        return False
+    declarator = node.child_by_field_name("declarator")
+    assert declarator is not None   # a required field
+    return any(n.type == "reference_declarator" for n in walk(declarator))
 
 
 def _in_lambda_capturing_by_reference(unit: Unit, node: Node) -> bool:

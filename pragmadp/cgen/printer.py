@@ -162,6 +162,7 @@ def definition(node: ir.Definition, rope: Rope, line: int) -> Rope:
         comment = f"\n// pdcc: {node.comment}\n" if node.comment else "\n"
         template = node.template + "\n" if node.template else ""
         body = node.body
+        assert body.span is not None, "a function body is the user's text"
         body_line = rope.source.line_of(body.span.start)
         rope.write_before(comment + template, body_line).write(f"{node.signature()} ", body_line)
         return rope.copy_edited(body.span.start, body.span.end, list(body.renames))

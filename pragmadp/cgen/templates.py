@@ -50,6 +50,13 @@ def statement(template: str, **holes: object) -> ir.Stmt:
     return only
 
 
+def block(template: str, **holes: object) -> ir.Block:
+    """The one `{ ... }` of a template (a function's body)."""
+    found = statement(template, **holes)
+    assert isinstance(found, ir.Block)
+    return found
+
+
 def expression(template: str, **holes: object) -> ir.Expr:
     """An expression from a template (`{count} >= {threshold}`)."""
     found = statement(template + ";", **holes)

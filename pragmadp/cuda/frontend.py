@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import tree_sitter
@@ -60,12 +61,14 @@ class Function:
         return bool(self.qualifiers & {"__global__", "__device__"})
 
     @property
-    def body(self) -> Node:
+    def body(self) -> Node | None:
+        """The compound statement; None for a definition without one (`T() = default;`)."""
         return self.node.child_by_field_name("body")
 
     @property
-    def parameters(self) -> Node:
-        return _declarator(self.node).child_by_field_name("parameters")
+    def parameters(self) -> Node | None:
+        declarator = _declarator(self.node)
+        return declarator.child_by_field_name("parameters") if declarator is not None else None
 
 
 @dataclass
@@ -81,7 +84,7 @@ class Launch:
 
     @property
     def kernel_name(self) -> str:
-        return launched_identifier(self.function).text.decode()
+        return node_text(launched_identifier(self.function))
 
     @property
     def on_device(self) -> bool:
@@ -92,10 +95,16 @@ class Launch:
 class Site:
     """A `#pragma dp` (or `--auto`) bound to the launch it annotates."""
 
-    directive: Directive | None    # None for a site made by --auto without a pragma
-    pragma: Node | None
+    directive: Directive           # --auto gives a site without a pragma its clauses, placed at the launch
+    pragma: Node | None            # None for a site made by --auto
     launch: Launch
     name: str = ""                 # e.g. parent_0: the suffix of the site's macros
+
+    @property
+    def parent(self) -> Function:
+        """The function that makes the site's launch (a site is only ever made for a launch in device code)."""
+        assert self.launch.enclosing is not None
+        return self.launch.enclosing
 
 
 @dataclass
@@ -178,12 +187,12 @@ def parse(source: SourceFile) -> Unit:
         if launch is not None:
             unit.add_launch(launch)
     for pragma in found:
-        node = _pragma_node(tree, pragma.span.start)
-        if node is None:
+        pragma_node = _pragma_node(tree, pragma.span.start)
+        if pragma_node is None:
             raise source.error(rules.NOT_A_LAUNCH, f"'#pragma {pragma.family}' must be on a line of its own before "
                                "the statement it annotates", pragma.span)
-        unit.pdcc_pragmas.append(node)
-        _bind(unit, node, pragma)
+        unit.pdcc_pragmas.append(pragma_node)
+        _bind(unit, pragma_node, pragma)
     return unit
 
 
@@ -224,13 +233,30 @@ def _device_launches_by_kernel(unit: Unit) -> dict[str, list[Launch]]:
     return index
 
 
-def walk(node: Node):
+def node_text(node: Node) -> str:
+    """The text of a node of a tree parsed from bytes (tree-sitter's `text` is None only without them)."""
+    text = node.text
+    assert text is not None
+    return text.decode()
+
+
+def required(node: Node, field_name: str) -> Node:
+    """The child in a field the grammar always fills for this kind of node (tree-sitter types every field
+    as optional)."""
+    child = node.child_by_field_name(field_name)
+    assert child is not None, (node.type, field_name)
+    return child
+
+
+def walk(node: Node) -> Iterator[Node]:
     """Every node below (and including) `node`, in source order."""
     cursor = node.walk()
     visited_children = False
     while True:
         if not visited_children:
-            yield cursor.node
+            current = cursor.node
+            assert current is not None   # a cursor made by Node.walk is always on a node
+            yield current
             if cursor.goto_first_child():
                 continue
         if cursor.goto_next_sibling():
@@ -241,7 +267,7 @@ def walk(node: Node):
             return
 
 
-def _declarator(function_node: Node) -> Node:
+def _declarator(function_node: Node) -> Node | None:
     node = function_node.child_by_field_name("declarator")
     while node is not None and node.type != "function_declarator":
         node = node.child_by_field_name("declarator")
@@ -273,7 +299,8 @@ _LOOPS = {"for_statement", "for_range_loop", "while_statement", "do_statement"}
 
 def in_loop(launch: Launch) -> bool:
     """Whether the launch sits in a loop of its function (a thread may then launch several times)."""
-    node = launch.statement
+    assert launch.enclosing is not None   # a site's launch is in a function
+    node: Node | None = launch.statement
     while node is not None and node != launch.enclosing.body:
         if node.type in _LOOPS or _body_of_a_loop_cut_by_a_pragma(node):
             return True
@@ -297,7 +324,9 @@ def launched_identifier(function: Node) -> Node:
     """The plain name inside a launched expression: `child` in `ns::child<float, 4>`."""
     node = function
     while node.type in ("qualified_identifier", "template_function"):
-        node = node.child_by_field_name("name")
+        name = node.child_by_field_name("name")
+        assert name is not None   # a required field of both
+        node = name
     return node
 
 
@@ -315,10 +344,12 @@ def _launch(unit: Unit, call: Node) -> Launch | None:
     if statement is None or statement.type != "expression_statement":
         return None
     syntax = kernel_call_syntax(call)
+    function = call.child_by_field_name("function")
+    assert syntax is not None and function is not None   # the query matched a call with <<<...>>>
     config = [child for child in syntax.named_children if child.type != "comment"]
     arguments_node = call.child_by_field_name("arguments")
     arguments = [a for a in arguments_node.named_children if a.type != "comment"] if arguments_node else []
-    return Launch(statement, call, call.child_by_field_name("function"), config, arguments,
+    return Launch(statement, call, function, config, arguments,
                   enclosing_function(unit, call))
 
 
@@ -345,8 +376,7 @@ def _bind(unit: Unit, pragma: Node, read: pragmas.Pragma) -> None:
                                 "in one pragma", read.span, "e.g. '#pragma dp threshold(64) coarsen(2)'")
     if launch is None:
         where = unit.span(statement) if statement is not None else read.span
-        broken = statement is not None and statement.has_error
-        if broken:
+        if statement is not None and statement.has_error:
             raise unit.source.error(rules.UNPARSABLE_REGION,
                                     "cannot parse the statement annotated by '#pragma dp'; the file is left untouched",
                                     _first_error(unit, statement))
@@ -357,11 +387,12 @@ def _bind(unit: Unit, pragma: Node, read: pragmas.Pragma) -> None:
                                 "cannot parse the launch annotated by '#pragma dp'; the file is left untouched",
                                 _first_error(unit, launch.statement))
     if not launch.on_device:
-        where = launch.enclosing.name if launch.enclosing else "file scope"
+        caller = launch.enclosing.name if launch.enclosing else "file scope"
         raise unit.source.error(rules.HOST_LAUNCH,
-                                f"'#pragma dp' annotates a launch in host code ('{where}'); pdcc rewrites launches "
+                                f"'#pragma dp' annotates a launch in host code ('{caller}'); pdcc rewrites launches "
                                 "made from __global__ or __device__ functions", unit.span(launch.call),
                                 "remove the pragma, or move the launch into a kernel")
+    assert launch.enclosing is not None   # on the device
     if "__host__" in launch.enclosing.qualifiers:
         raise unit.source.error(rules.HOST_LAUNCH,
                                 f"'#pragma dp' annotates a launch in __host__ __device__ function "
@@ -382,7 +413,7 @@ def name_sites(unit: Unit) -> None:
     counts: dict[str, int] = {}
     taken: set[str] = set()
     for site in sorted(unit.sites, key=lambda s: s.launch.statement.start_byte):
-        base = site.launch.enclosing.name or "site"
+        base = site.parent.name or "site"
         index = counts.get(base, 0)
         name = f"{base}_{index}"
         while name in taken:
@@ -399,7 +430,7 @@ GENERATED_MARK = "// pdcc: generated"
 def is_generated(launch: Launch) -> bool:
     """pdcc marks the launches it writes, so `--auto` on its own output changes nothing."""
     comment = launch.statement.next_sibling
-    return (comment is not None and comment.type == "comment" and comment.text.decode().startswith(GENERATED_MARK)
+    return (comment is not None and comment.type == "comment" and node_text(comment).startswith(GENERATED_MARK)
             and comment.start_point.row == launch.statement.end_point.row)
 
 
@@ -416,8 +447,9 @@ def add_auto_sites(unit: Unit, clauses: str) -> None:
     opted_out = {_next_statement(node) for node in walk(unit.tree.root_node)  # pragmas pdcc already consumed
                  if node.type == "comment" and unit.text(node).startswith("// pdcc: #pragma dp")}
     for launch in unit.launches:
-        if (not launch.on_device or "__host__" in launch.enclosing.qualifiers or launch.statement in annotated
-                or launch.statement in opted_out or is_generated(launch) or launch.statement.has_error):
+        if (launch.enclosing is None or not launch.on_device or "__host__" in launch.enclosing.qualifiers
+                or launch.statement in annotated or launch.statement in opted_out or is_generated(launch)
+                or launch.statement.has_error):
             continue
         here = Span(launch.call.start_byte, launch.call.end_byte)
         relocated = tuple(dataclasses.replace(clause, span=here) for clause in template.clauses)

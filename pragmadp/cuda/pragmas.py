@@ -86,7 +86,7 @@ def unread_pragmas(source: SourceFile) -> list[Remark]:
         name = quoted.group(1)
         header = _read_regular_file(os.path.join(directory, name))
         found = next(iter(pdcc_pragmas(preprocessor.scan(header))), None) if header is not None else None
-        if found is not None:
+        if found is not None and header is not None:
             line_number = header.count(b"\n", 0, found.span.start) + 1
             remarks.append(source.remark(
                 Kind.MISSED, rules.PRAGMA_NOT_READ,

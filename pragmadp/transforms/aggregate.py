@@ -23,6 +23,7 @@ its pool and group variables and a few calls of the header's classes.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from pycparser import c_ast
@@ -31,7 +32,7 @@ from pragmadp import ir
 from pragmadp.analysis import writes
 from pragmadp.cgen import templates
 from pragmadp.cuda import frontend
-from pragmadp.cuda.frontend import Function, Site, launched_identifier, walk
+from pragmadp.cuda.frontend import Function, Node, Site, launched_identifier, required, walk
 from pragmadp.directives import AggThreshold, Buffer, Consolidate, Work
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
@@ -135,8 +136,8 @@ class ChildSide(AfterChild):
                                       ir.name("pdcc_a.record.pdcc_block"), arguments("pdcc_a.record"))
         aggregated = ir.Function("static __global__", self.symbol,
                                  (f"const pdcc::Batch<{record}> pdcc_batch", "unsigned pdcc_coarsen", *uniform),
-                                 templates.statement(_AGGREGATED_BODY, block_type=f"pdcc::AggregatedBlock<{record}>",
-                                                     thread=thread),
+                                 templates.block(_AGGREGATED_BODY, block_type=f"pdcc::AggregatedBlock<{record}>",
+                                                 thread=thread),
                                  child.template, f"the launches of a group of parents at site {s} as one grid",
                                  launch_bounds(context, child))
         direct = ir.Function("static __device__", f"{child.name}__pdcc_direct_{s}",
@@ -172,16 +173,16 @@ class ChildSide(AfterChild):
 
 def refusal(context: Context, site: Site, child: Child) -> tuple[rules.Rule, str] | None:
     """Why this site's launches cannot be aggregated, or None."""
-    unit, launch = context.unit, site.launch
+    unit, launch, parent = context.unit, site.launch, site.parent
     found = next((o for o in child.obstacles if o.rule in REFUSED), None)
     if found is not None:
         return found.rule, children.obstacle_reason(unit, found, site)[0] + _WHY_REFUSED.get(found.rule, "")
-    if child.function.outer.start_byte > launch.enclosing.outer.start_byte:
+    if child.function.outer.start_byte > parent.outer.start_byte:
         return rules.CHILD_UNSUPPORTED, f"child '{child.name}' is defined after its parent"
     if child.template and children.launch_template_arguments(launch) is None:
         return rules.CHILD_UNSUPPORTED, f"the launch of template '{child.name}' has no explicit template arguments"
-    if not launch.enclosing.is_kernel:
-        return rules.CHILD_UNSUPPORTED, f"the launch is in device function '{launch.enclosing.name}', not a kernel"
+    if not parent.is_kernel:
+        return rules.CHILD_UNSUPPORTED, f"the launch is in device function '{parent.name}', not a kernel"
     if len(launch.config) > 2:
         return rules.CHILD_UNSUPPORTED, "the launch names dynamic shared memory or a stream, which one aggregated " \
                                         "launch cannot honour for every parent"
@@ -191,11 +192,11 @@ def refusal(context: Context, site: Site, child: Child) -> tuple[rules.Rule, str
             any(p.default is None for p in child.parameters[len(launch.arguments):]):
         return rules.CHILD_UNSUPPORTED, f"the launch passes {len(launch.arguments)} arguments to '{child.name}', " \
                                         f"which takes {len(child.parameters)}"
-    if children.parameters(unit, launch.enclosing) is None:
-        return rules.CHILD_UNSUPPORTED, f"parent '{launch.enclosing.name}' has a parameter pdcc cannot forward (an " \
+    if children.parameters(unit, parent) is None:
+        return rules.CHILD_UNSUPPORTED, f"parent '{parent.name}' has a parameter pdcc cannot forward (an " \
                                         "unnamed function pointer or C varargs), so its body cannot be outlined"
-    if unit.device_launches_of(launch.enclosing.name):
-        return rules.CHILD_UNSUPPORTED, f"'{launch.enclosing.name}' is itself launched from the device, so grids " \
+    if unit.device_launches_of(parent.name):
+        return rules.CHILD_UNSUPPORTED, f"'{parent.name}' is itself launched from the device, so grids " \
                                         "of it may run at once and share the site's record pool"
     return None
 
@@ -204,9 +205,10 @@ def split_arguments(context: Context, site: Site, child: Child, work: Work | Non
                     granularity: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(varying, uniform) parameter indices: uniform arguments are the same for every parent of a group."""
     unit = context.unit
-    parent = site.launch.enclosing
+    parent = site.parent
+    assert parent.parameters is not None and parent.body is not None   # a kernel that launches
     parameters = {unit.text(n) for p in parent.parameters.named_children for n in walk(p)
-                  if n.type == "identifier" and n.parent.type != "parameter_list"} - {""}
+                  if n.type == "identifier" and n.parent is not None and n.parent.type != "parameter_list"} - {""}
     stable = parameters - writes.assigned_names(unit, parent.body)
     allowed = stable | _UNIFORM_BUILTINS | ({"blockIdx"} if granularity in ("warp", "block") else set())
     varying, uniform = [], []
@@ -248,11 +250,12 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
                      (0, 1 << 24)),
              ir.Knob(f"PDCC_RECORDS_PER_THREAD_{s}", str(records_per_thread), "records_per_thread", (1, 64))]
     if granularity == "multiblock":
+        assert clause.blocks_per_group is not None   # multiblock(K) always has its K
         knobs.append(ir.Knob(f"PDCC_GRANULARITY_{s}", clause.blocks_per_group.text, "granularity", (1, 1 << 16)))
     if threshold is not None:
         knobs.append(ir.Knob(f"PDCC_AGG_THRESHOLD_{s}", threshold.value.text, "agg_threshold", (1, MAX_THREADS)))
     for knob in knobs:
-        context.knob(launch.enclosing, knob)
+        context.knob(site.parent, knob)
     prefix = unit.source.data[launch.function.start_byte:launch_identifier_start(launch)].decode()  # `ns::`
     template_arguments = children.launch_template_arguments(launch)
     targs = unit.text(template_arguments) if template_arguments is not None else ""
@@ -262,7 +265,7 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     aggregation = Aggregation(site, granularity, record, children.renamed(unit, launch.function, f"__pdcc_agg_{s}"),
                               direct, factor, tuple(plan.arguments[i] for i in uniform),
                               ir.name(f"PDCC_AGG_THRESHOLD_{s}") if threshold is not None else c_one("1u"))
-    _parent(context, launch.enclosing).aggregations.append(aggregation)
+    _parent(context, site.parent).aggregations.append(aggregation)
 
     def append(node: ir.Stmt) -> ir.Stmt | None:
         if not isinstance(node, ir.Launch):
@@ -272,7 +275,7 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
             _APPEND, record=ir.Declaration(f"const {record}", "pdcc_rec", values, direct=True), group=ir.name(f"pdcc_group_{s}"),
             direct=ir.ExprStmt(ir.call(direct, ir.name("pdcc_rec"), *aggregation.uniform, factor))))
 
-    blocks = f"({clause.blocks_per_group.text})" if granularity == "multiblock" else ""
+    blocks = f"({clause.blocks_per_group.text})" if clause.blocks_per_group is not None else ""  # multiblock(K)
     kind = buffer.kind if buffer else "pool"
     wanted = f"PDCC_RECORDS_{s}" if buffer and buffer.capacity else \
         f"PDCC_RECORDS_PER_THREAD_{s} (= {records_per_thread}{', the launch is in a loop' if in_loop else ''}) " \
@@ -300,10 +303,10 @@ def launch_identifier_start(launch) -> int:
 
 def _parent(context: Context, function: Function) -> Parent:
     """The parent's record of aggregations; the first site of a parent schedules its wrapping."""
-    parents: dict = context.state.setdefault(NAME, {})
+    parents: dict[Node, Parent] = context.state.setdefault(NAME, {})
     if function.node not in parents:
         parents[function.node] = Parent(function)
-        context.after_sites(lambda ctx, parent=parents[function.node]: _wrap(ctx, parent))
+        context.after_sites(functools.partial(_wrap, parent=parents[function.node]))
     return parents[function.node]
 
 
@@ -321,8 +324,9 @@ def _wrap(context: Context, parent: Parent) -> None:
     bounds = next((n for n in function.node.children if n.type == "launch_bounds"), None)
     if bounds is not None:
         context.edit(unit.span(bounds), "")
-    declarator = function.parameters.parent.child_by_field_name("declarator")
-    context.edit(unit.span(declarator), body_name)
+    function_declarator = function.parameters.parent if function.parameters is not None else None
+    assert function_declarator is not None   # a kernel that launches
+    context.edit(unit.span(required(function_declarator, "declarator")), body_name)
     parameters = children.parameters(unit, function) or []
     opened, flushed = [], []
     for aggregation in parent.aggregations:
@@ -356,7 +360,7 @@ def _wrap(context: Context, parent: Parent) -> None:
     body = ir.ExprStmt(ir.call(body_name + children.template_arguments(unit, function),
                                *(ir.name(p.name) for p in parameters)))
     wrapper = ir.Function("__global__", function.name, tuple(p.declaration for p in parameters),
-                          templates.statement(_WRAPPER, open=tuple(opened), body=body, flush=tuple(flushed)),
+                          templates.block(_WRAPPER, open=tuple(opened), body=body, flush=tuple(flushed)),
                           children.template_prefix(unit, function),
                           f"'{function.name}' as launched: its groups opened, its body, its groups flushed",
                           unit.text(bounds) if bounds is not None else f"__launch_bounds__({MAX_THREADS})")

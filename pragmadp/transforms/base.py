@@ -21,10 +21,11 @@ from typing import Any, Protocol, TypeVar
 
 from pragmadp import ir
 from pragmadp.cuda.frontend import Function, Site, Unit
+from pragmadp.directives import Clause
 from pragmadp.report.remarks import Kind, Remark, Rule
 from pragmadp.source import Span
 
-C = TypeVar("C")
+C = TypeVar("C", bound=Clause)
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class SitePlan:
 
     def clause(self, kind: type[C]) -> C:
         """The site's clause a pass serves (the driver runs a pass only for sites that have it)."""
-        found = self.site.directive.clause(kind) if self.site.directive is not None else None
+        found = self.site.directive.clause(kind)
         assert found is not None, kind
         return found
 
@@ -137,8 +138,8 @@ class Context:
             self._at(offset, line, before=False).definitions.extend(built)
         return self._defined[request.key]
 
-    def place_before(self, function: Function, definition: ir.Knob | ir.Prototype) -> None:
-        """A knob or prototype just before `function` (once: a knob of several sites, a prototype)."""
+    def place_before(self, function: Function, definition: ir.Knob | ir.Prototype | ir.Variable) -> None:
+        """A knob, prototype or variable just before `function` (once: a knob of several sites, a prototype)."""
         outer = function.outer.start_byte
         placed = self._at(self.source.line_start(outer), self.source.line_of(outer), before=True)
         if definition not in placed.definitions:

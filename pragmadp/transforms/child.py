@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pragmadp import ir
 from pragmadp.analysis import serial
-from pragmadp.cuda.frontend import Function, Node, Site, Unit, launched_identifier, walk
+from pragmadp.cuda.frontend import Function, Node, Site, Unit, launched_identifier, required, walk
 from pragmadp.report import rules
 from pragmadp.report.remarks import Rule
 from pragmadp.source import Span
@@ -104,7 +104,9 @@ def _broken(unit: Unit, function: Function) -> bool:
         if node.is_error:
             return True
         if node.is_missing:
-            if _BLANKS.match(data, node.end_byte).end() not in pragmas:
+            blanks = _BLANKS.match(data, node.end_byte)
+            assert blanks is not None   # \s* matches anywhere
+            if blanks.end() not in pragmas:
                 return True
     return False
 
@@ -113,7 +115,7 @@ def _split_by_conditionals(unit: Unit, name: str) -> bool:
     """Whether `name` is declared in a preprocessor conditional that a bare body follows after #endif
     (the signature chosen by #if, the body shared); a prototype in an include guard is not that."""
     for node in walk(unit.tree.root_node):
-        if node.type == "function_declarator" and unit.text(node.child_by_field_name("declarator")) == name:
+        if node.type == "function_declarator" and unit.text(required(node, "declarator")) == name:
             outermost = None
             parent = node.parent
             while parent is not None:
@@ -170,7 +172,7 @@ def type_parameter_names(unit: Unit, function: Function | None) -> tuple[str, ..
     """Template type parameters (they may appear in casts inside grid expressions)."""
     if function is None or function.template_parameters is None:
         return ()
-    names = []
+    names: list[str] = []
     for parameter in function.template_parameters.named_children:
         if parameter.type in ("type_parameter_declaration", "optional_type_parameter_declaration",
                               "variadic_type_parameter_declaration"):
@@ -199,6 +201,8 @@ def _template_parameters(unit: Unit, function: Function) -> list[tuple[str, bool
             if not identifiers:
                 continue
             identifier = identifiers[-1] if parameter.type == "parameter_declaration" else identifiers[0]
+        # An unnamed parameter with a default (`typename = int`) has no name: not handled yet (PDCC900).
+        assert identifier is not None, f"unnamed template parameter '{unit.text(parameter)}'"
         names.append((unit.text(identifier), "variadic" in parameter.type))
     return names
 
@@ -213,6 +217,7 @@ def template_prefix(unit: Unit, function: Function) -> str:
 def parameters(unit: Unit, function: Function) -> list[ir.Parameter] | None:
     """The function's parameters as pdcc forwards them, or None when one cannot be forwarded (C varargs,
     an unnamed function pointer). An unnamed parameter gets the name `pdcc_param<i>`."""
+    assert function.parameters is not None, f"no parameter list found in the definition of '{function.name}'"
     result = []
     for index, node in enumerate(n for n in function.parameters.named_children if n.type != "comment"):
         if node.type == "variadic_parameter":
@@ -259,7 +264,7 @@ class AfterChild:
         return after_definition(context.source, function), context.source.line_of(function.node.start_byte)
 
     def declare_before_parent(self, context: Context, definition: ir.Function) -> None:
-        parent = self.site.launch.enclosing
+        parent = self.site.parent
         if self.child.function.outer.start_byte > parent.outer.start_byte:
             context.place_before(parent, ir.Prototype(definition))
 
@@ -279,6 +284,7 @@ class ThreadFunction(AfterChild):
     def build(self, context: Context) -> tuple[ir.Definition, ...]:
         unit = context.unit
         body = self.child.function.body
+        assert body is not None   # `find` takes only a child with a body
         renames = []
         for node in walk(body):
             if node.type == "identifier" and unit.text(node) in BUILTINS:

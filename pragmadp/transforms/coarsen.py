@@ -75,7 +75,7 @@ class CoarseKernel(AfterChild):
                                       ir.name("threadIdx"), ir.name("pdcc_gridDim"), ir.name("blockDim"))
         between = (templates.statement(_BARRIER),) if self.barrier else ()
         function = ir.Function("static __global__", self.symbol, (*self.child.declarations, "const dim3 pdcc_gridDim"),
-                               templates.statement(_BLOCKS, thread=thread, between=between), self.child.template,
+                               templates.block(_BLOCKS, thread=thread, between=between), self.child.template,
                                f"'{self.child.name}' coarsened: each block does the work of several original blocks",
                                launch_bounds(context, self.child))
         self.declare_before_parent(context, function)
@@ -93,7 +93,7 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
                                       outcome=f"{why}; it is not coarsened", line=line),))
     barrier = any(o.rule in _NEEDS_BARRIER for o in child.obstacles)
     macro = f"PDCC_COARSEN_{site.name}"
-    knob = context.knob(site.launch.enclosing, ir.Knob(macro, clause.value.text, "coarsen", (1, 1 << 16)))
+    knob = context.knob(site.parent, ir.Knob(macro, clause.value.text, "coarsen", (1, 1 << 16)))
     context.define(CoarseKernel(child, site, barrier))
     coarse = children.renamed(unit, site.launch.function, COARSE_SUFFIX)
     grid = templates.expression("dim3((pdcc_grid.x + {factor} - 1) / {factor}, pdcc_grid.y, pdcc_grid.z)",

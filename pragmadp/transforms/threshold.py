@@ -73,7 +73,7 @@ class SerialVersion(AfterChild):
                                       ir.name("pdcc_gridDim"), ir.name("pdcc_blockDim"))
         function = ir.Function("static __device__ __noinline__", self.symbol,
                                ("const dim3 pdcc_gridDim", "const dim3 pdcc_blockDim", *self.child.declarations),
-                               templates.statement(_SERIAL_LOOPS, thread=thread), self.child.template,
+                               templates.block(_SERIAL_LOOPS, thread=thread), self.child.template,
                                f"every thread of a '{self.child.name}' launch, one after another, in the calling thread")
         self.declare_before_parent(context, function)
         return (function,)
@@ -101,9 +101,9 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
                                       child=child.name),))
     macro = f"PDCC_THRESHOLD_{site.name}"
     knob = ir.Knob(macro, clause.value.text, "threshold", (1, 1 << 31))
-    context.knob(launch.enclosing, knob)
+    context.knob(site.parent, knob)
     count = thread_count.analyse(unit, launch.config[0], launch.statement.start_byte,
-                                 children.type_parameter_names(unit, launch.enclosing)
+                                 children.type_parameter_names(unit, site.parent)
                                  + children.type_parameter_names(unit, child.function), "pdcc_n")
     serial = serial_call(context, plan)
     guard = templates.expression("{threads} >= {threshold}", threads=_threads(count, unit, launch.config[0],
@@ -128,7 +128,7 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     remarks = [context.remark(Kind.APPLIED, rules.THRESHOLD_APPLIED, unit.span(launch.call), child=child.name,
                               macro=macro, default=clause.value.text, serial_function=child.name + SERIAL_SUFFIX,
                               thread_count=count.describe())]
-    earlier = [other for other in unit.launches_in(launch.enclosing)
+    earlier = [other for other in unit.launches_in(site.parent)
                if other.statement.start_byte < launch.statement.start_byte]
     if earlier:
         remarks.append(context.remark(Kind.ANALYSIS, rules.EARLIER_LAUNCH, clause.span, child=child.name,
