@@ -100,7 +100,7 @@ class ExprStmt:
 @dataclass(frozen=True)
 class Launch:
     """A device-side launch that must not lose work: if it fails, `fallback` does the work (the child's
-    serial version), or, without one, the launch is retried until it goes through. `transforms.safety`
+    serial version), or, without one, the launch is retried until it goes through. `transforms.site.safe`
     expands it into the launch, its check and the fallback before printing."""
 
     call: KernelCall
@@ -250,10 +250,3 @@ def transform(node: Stmt, visit: Callable[[Stmt], Stmt | None]) -> Stmt:
         node = dataclasses.replace(node, fallback=transform(node.fallback, visit))
     replaced = visit(node)
     return node if replaced is None else replaced
-
-
-def find(node: Stmt, predicate: Callable[[Stmt], bool]) -> list[Stmt]:
-    """Every statement of the tree that satisfies `predicate`, in order."""
-    found: list[Stmt] = []
-    transform(node, lambda n: found.append(n) if predicate(n) else None)
-    return found

@@ -131,7 +131,8 @@ def _bound(context: Context, edits: EditBuffer, site: Site, result: Rewritten) -
     if not parent.is_kernel or any(n.type == "launch_bounds" for n in parent.node.children):
         return
     function_declarator = parent.parameters.parent if parent.parameters is not None else None
-    assert function_declarator is not None   # the parameters of a kernel pdcc rewrote
+    if function_declarator is None:  # a header the parser could not read: nvcc reports it, pdcc adds nothing there
+        return
     declarator = required(function_declarator, "declarator")
     line = context.source.line_of(declarator.start_byte)
     edits.insert(declarator.start_byte, Rope(context.source).write(f"__launch_bounds__({_MAX_THREADS}) ", line))

@@ -45,7 +45,7 @@ def test_matches_expected(source: Path, update_goldens: bool):
 def test_expected_output_compiles(source: Path, tmp_path: Path):
     first_line = source.read_text().splitlines()[0]
     flags = first_line.split("nvcc-flags:", 1)[1].split() if "nvcc-flags:" in first_line else []
-    compiled = nvcc_compile(expected_path(source), tmp_path, *flags)
+    compiled = nvcc_compile(expected_path(source), tmp_path, "-Xcompiler", "-Wall", *flags)
     assert compiled.returncode == 0, compiled.stderr
     assert "warning" not in compiled.stderr, compiled.stderr
 

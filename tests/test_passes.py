@@ -10,6 +10,7 @@ import pytest
 from conftest import nvcc_compile
 from pragmadp.pipeline import transform
 from pragmadp.report import rules
+from pragmadp.report.remarks import PdccError
 from pragmadp.report.render import write_report
 from pragmadp.source import SourceFile
 
@@ -101,5 +102,83 @@ def test_the_json_report_lists_every_knob_for_a_tuner(tmp_path):
     report = tmp_path / "r.json"
     write_report(str(report), result.remarks, "test", str(tmp_path), result.knobs)
     knobs = json.loads(report.read_text())["knobs"]
-    assert knobs == [{"macro": "PDCC_THRESHOLD_parent_0", "default": "64", "kind": "threshold", "min": 1, "max": 1 << 31},
+    assert knobs == [{"macro": "PDCC_THRESHOLD_parent_0", "default": "64", "kind": "threshold", "min": 0, "max": 1 << 31},
                      {"macro": "PDCC_COARSEN_parent_0", "default": "2", "kind": "coarsen", "min": 1, "max": 1 << 16}]
+
+
+# ---- found by review: each case compiled by nvcc -------------------------------------------------------
+
+REVIEWED = {
+    # an argument with a call hoists every argument; the uniform ones still reach the wrapper as written
+    "hoisted_uniform": ("__device__ int next(int* c) { return atomicAdd(c, 1); }\n"
+                        "__global__ void child(float* y, int m, int k) { y[threadIdx.x] = m + k; }\n"
+                        "__global__ void parent(float* y, int* c, int m, int k) {\n#pragma dp consldt(block)\n"
+                        "  child<<<1, 32>>>(y + next(c), m, k);\n}\n"),
+    # an array parameter's hoisted copy cannot be an array
+    "array_parameter": ("__device__ float* pick(float* y) { return y + 1; }\n"
+                        "__global__ void child(float y[], int n) { y[threadIdx.x] = n; }\n"
+                        "__global__ void parent(float* y, int n) {\n#pragma dp threshold(64)\n"
+                        "  child<<<(n + 31) / 32, 32>>>(pick(y), n);\n}\n"),
+    # a static, extern "C" or defaulted parent keeps its storage class, linkage and defaults on the wrapper
+    "static_parent": (CHILD + "static __global__ void parent(int* x, int n = 64) {\n#pragma dp consldt(block)\n"
+                      "  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n"
+                      "void run(int* x) { parent<<<1, 32>>>(x); }\n"),
+    "extern_c_parent": (CHILD + 'extern "C" __global__ void parent(int* x, int n) {\n#pragma dp consldt(warp)\n'
+                        "  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n"),
+    # a site name is an identifier whatever the function is called
+    "operator_parent": (CHILD + "struct F { __device__ void operator()(int* x, int n) const {\n"
+                        "#pragma dp threshold(64)\n  child<<<(n + 31) / 32, 32>>>(x, n);\n} };\n"),
+    # an unnamed defaulted template parameter keeps its default (it was a PDCC900)
+    "unnamed_template_parameter": ("template <typename T, typename = int, int = 3>\n"
+                                   "__global__ void child(T* x, int n) { x[threadIdx.x] = n; }\n"
+                                   "__global__ void parent(float* x, int n) {\n#pragma dp threshold(64) coarsen(2)\n"
+                                   "  child<float><<<(n + 31) / 32, 32>>>(x, n);\n}\n"),
+    # C's `(void)` is no parameter
+    "void_parameters": ("__device__ int g;\n__global__ void child(void) { atomicAdd(&g, 1); }\n"
+                        "__global__ void parent(int n) {\n#pragma dp threshold(64) coarsen(2)\n"
+                        "  child<<<(n + 31) / 32, 32>>>();\n}\n"),
+}
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("name", sorted(REVIEWED))
+def test_reviewed_shapes_compile_without_warnings(name, tmp_path):
+    result = run(REVIEWED[name], f"{name}.cu")
+    assert any(r.kind.value == "applied" for r in result.remarks), [r.message for r in result.remarks]
+    path = tmp_path / f"{name}.cu"
+    path.write_text(result.text)
+    compiled = nvcc_compile(path, tmp_path, "-Xcompiler", "-Wall")
+    assert compiled.returncode == 0 and "warning" not in compiled.stderr, compiled.stderr
+
+
+def test_the_wrapper_keeps_the_parents_linkage_storage_class_and_defaults():
+    text = run(REVIEWED["static_parent"]).text
+    assert "static __global__ void __launch_bounds__(1024) parent(int* x, int n = 64)\n{" in text
+    assert "static __device__ pdcc::SitePool<PDCC_POOL_BYTES_parent_0> pdcc_pool_parent_0;" in text
+    assert 'extern "C" __global__ void __launch_bounds__(1024) parent(int* x, int n)\n{' in \
+        run(REVIEWED["extern_c_parent"]).text
+
+
+def test_operator_sites_get_identifier_names():
+    result = run(REVIEWED["operator_parent"])
+    assert {r.site for r in result.remarks} == {"operator_0"}
+    assert "#define PDCC_THRESHOLD_operator_0 64" in result.text
+
+
+def test_an_out_of_line_parent_is_not_aggregated():
+    result = run("namespace ns { __global__ void parent(int* x, int n); }\n" + CHILD
+                 + "__global__ void ns::parent(int* x, int n) {\n#pragma dp consldt(block)\n"
+                 "  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n")
+    assert [(r.rule.id, r.location.line) for r in result.remarks] == [("PDCC517", 4)]
+    assert "defined outside its namespace or class" in result.remarks[0].message
+
+
+@pytest.mark.parametrize("pragma, column", [("coarsen(4294967296)", 20), ("consldt(multiblock(100000))", 31),
+                                            ("threshold(0x100000000)", 22)])
+def test_a_value_outside_its_knobs_range_is_an_error_at_the_value(pragma, column):
+    with pytest.raises(PdccError) as caught:
+        run(CHILD + f"__global__ void parent(int* x, int n) {{\n#pragma dp {pragma}\n"
+            "  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n")
+    remark = caught.value.remark
+    assert (remark.rule.id, remark.location.line, remark.location.column) == ("PDCC102", 3, column)
+    assert "is outside the range" in remark.message

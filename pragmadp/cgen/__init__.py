@@ -13,6 +13,7 @@ from pycparser import c_ast, c_generator, c_parser
 
 _KNOWN_TYPES = ("size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
                 "uint32_t", "uint64_t", "uint", "dim3", "uint3", "half", "bool")
+_PARSER = c_parser.CParser()  # built once: building one costs more than most parses
 _STD_PREFIX = re.compile(r"\bstd::(?=\w+\s*\()")
 _STATIC_CAST = re.compile(r"\bstatic_cast\s*<\s*([\w\s\*]+?)\s*>\s*\(")
 
@@ -33,7 +34,7 @@ def parse_expression(text: str, type_names: tuple[str, ...] = ()) -> c_ast.Node 
                        if name != "bool")
     program = f"{typedefs}void pdcc_probe__(void) {{ pdcc_value__ = ({text}); }}\n"
     try:
-        tree = c_parser.CParser().parse(program)
+        tree = _PARSER.parse(program)
     except Exception:  # pycparser raises ParseError and, on odd input, plain AssertionError
         return None
     function = tree.ext[-1]

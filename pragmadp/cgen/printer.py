@@ -134,7 +134,7 @@ def statement_lines(node: ir.Stmt, indent: str = "") -> list[str]:
         return _attached(head, node.body, indent, node.comment)
     if isinstance(node, ir.Verbatim):
         return [indent + node.text]
-    raise TypeError(f"cannot print {type(node).__name__}")  # an ir.Launch is expanded by transforms.safety
+    raise TypeError(f"cannot print {type(node).__name__}")  # an ir.Launch is expanded by transforms.site.safe
 
 
 def _items(block: ir.Block, indent: str) -> list[str]:

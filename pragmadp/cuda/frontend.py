@@ -413,7 +413,7 @@ def name_sites(unit: Unit) -> None:
     counts: dict[str, int] = {}
     taken: set[str] = set()
     for site in sorted(unit.sites, key=lambda s: s.launch.statement.start_byte):
-        base = site.parent.name or "site"
+        base = re.sub(r"\W+", "_", site.parent.name).strip("_") or "site"  # `operator()`, `f<float>`
         index = counts.get(base, 0)
         name = f"{base}_{index}"
         while name in taken:

@@ -33,7 +33,7 @@ from pragmadp.analysis import writes
 from pragmadp.cgen import templates
 from pragmadp.cuda import frontend
 from pragmadp.cuda.frontend import Function, Node, Site, launched_identifier, required, walk
-from pragmadp.directives import AggThreshold, Buffer, Consolidate, Work
+from pragmadp.directives import AggThreshold, Buffer, Consolidate, Value, Work
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
 from pragmadp.transforms import child as children
@@ -192,6 +192,11 @@ def refusal(context: Context, site: Site, child: Child) -> tuple[rules.Rule, str
             any(p.default is None for p in child.parameters[len(launch.arguments):]):
         return rules.CHILD_UNSUPPORTED, f"the launch passes {len(launch.arguments)} arguments to '{child.name}', " \
                                         f"which takes {len(child.parameters)}"
+    declarator = parent.parameters.parent if parent.parameters is not None else None
+    name = required(declarator, "declarator") if declarator is not None else None
+    if name is not None and name.type != "identifier":
+        return rules.CHILD_UNSUPPORTED, f"parent '{unit.text(name)}' is defined outside its namespace or class, " \
+                                        "where pdcc cannot add the kernel that wraps its body"
     if children.parameters(unit, parent) is None:
         return rules.CHILD_UNSUPPORTED, f"parent '{parent.name}' has a parameter pdcc cannot forward (an " \
                                         "unnamed function pointer or C varargs), so its body cannot be outlined"
@@ -245,25 +250,30 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     in_loop = frontend.in_loop(launch)
     records_per_thread = RECORDS_PER_THREAD_IN_LOOPS if in_loop else 1
     threshold = directive.clause(AggThreshold)
-    knobs = [ir.Knob(f"PDCC_POOL_BYTES_{s}", str(DEFAULT_POOL_BYTES), "pool_bytes", (1 << 16, 1 << 40)),
-             ir.Knob(f"PDCC_RECORDS_{s}", buffer.capacity.text if buffer and buffer.capacity else "0", "records",
-                     (0, 1 << 24)),
-             ir.Knob(f"PDCC_RECORDS_PER_THREAD_{s}", str(records_per_thread), "records_per_thread", (1, 64))]
+    capacity = buffer.capacity if buffer is not None else None
+    written: list[tuple[ir.Knob, Value | None]] = [  # each knob, and the pragma's value it comes from
+        (ir.Knob(f"PDCC_POOL_BYTES_{s}", str(DEFAULT_POOL_BYTES), "pool_bytes", (1 << 16, 1 << 40)), None),
+        (ir.Knob(f"PDCC_RECORDS_{s}", capacity.text if capacity else "0", "records", (0, 1 << 24)), capacity),
+        (ir.Knob(f"PDCC_RECORDS_PER_THREAD_{s}", str(records_per_thread), "records_per_thread", (1, 64)), None)]
     if granularity == "multiblock":
         assert clause.blocks_per_group is not None   # multiblock(K) always has its K
-        knobs.append(ir.Knob(f"PDCC_GRANULARITY_{s}", clause.blocks_per_group.text, "granularity", (1, 1 << 16)))
+        written.append((ir.Knob(f"PDCC_GRANULARITY_{s}", clause.blocks_per_group.text, "granularity", (1, 1 << 16)),
+                        clause.blocks_per_group))
     if threshold is not None:
-        knobs.append(ir.Knob(f"PDCC_AGG_THRESHOLD_{s}", threshold.value.text, "agg_threshold", (1, MAX_THREADS)))
-    for knob in knobs:
-        context.knob(site.parent, knob)
+        written.append((ir.Knob(f"PDCC_AGG_THRESHOLD_{s}", threshold.value.text, "agg_threshold", (1, MAX_THREADS)),
+                        threshold.value))
+    knobs = [context.knob(site.parent, knob, value) for knob, value in written]
     prefix = unit.source.data[launch.function.start_byte:launch_identifier_start(launch)].decode()  # `ns::`
     template_arguments = children.launch_template_arguments(launch)
     targs = unit.text(template_arguments) if template_arguments is not None else ""
     record = f"{prefix}pdcc_record_{s}{targs}"
     factor = ir.name(coarsen.macro) if coarsen is not None else c_one()
     direct = children.renamed(unit, launch.function, f"__pdcc_direct_{s}")
+    # Uniform values as written: the wrapper passes them too, and it cannot see the site's hoisted copies.
+    as_written = tuple(sites.verbatim(context, launch.arguments[i]) if i < len(launch.arguments)
+                       else plan.arguments[i] for i in uniform)
     aggregation = Aggregation(site, granularity, record, children.renamed(unit, launch.function, f"__pdcc_agg_{s}"),
-                              direct, factor, tuple(plan.arguments[i] for i in uniform),
+                              direct, factor, as_written,
                               ir.name(f"PDCC_AGG_THRESHOLD_{s}") if threshold is not None else c_one("1u"))
     _parent(context, site.parent).aggregations.append(aggregation)
 
@@ -273,7 +283,7 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
         values = c_ast.ExprList([*(plan.arguments[i] for i in varying), sites.GRID, sites.BLOCK])
         return ir.Sequence(templates.statements(
             _APPEND, record=ir.Declaration(f"const {record}", "pdcc_rec", values, direct=True), group=ir.name(f"pdcc_group_{s}"),
-            direct=ir.ExprStmt(ir.call(direct, ir.name("pdcc_rec"), *aggregation.uniform, factor))))
+            direct=ir.ExprStmt(ir.call(direct, ir.name("pdcc_rec"), *(plan.arguments[i] for i in uniform), factor))))
 
     blocks = f"({clause.blocks_per_group.text})" if clause.blocks_per_group is not None else ""  # multiblock(K)
     kind = buffer.kind if buffer else "pool"
@@ -317,7 +327,8 @@ def _wrap(context: Context, parent: Parent) -> None:
     unit, function = context.unit, parent.function
     context.include(RUNTIME_HEADER, "the device runtime")
     body_name = f"{function.name}__pdcc_body"
-    storage = "" if any(n.type == "storage_class_specifier" for n in function.node.children) else "static "
+    is_static = any(unit.text(n) == "static" for n in function.node.children if n.type == "storage_class_specifier")
+    storage = "" if is_static else "static "
     for node in function.node.children:
         if unit.text(node) == "__global__":
             context.edit(unit.span(node), f"{storage}__device__")
@@ -332,10 +343,10 @@ def _wrap(context: Context, parent: Parent) -> None:
     for aggregation in parent.aggregations:
         s, granularity = aggregation.site.name, aggregation.granularity
         slots = {"multiblock": f", {MAX_GROUPS}", "grid": ", 1"}.get(granularity, "")
-        context.place_before(function, ir.Variable("__device__", f"pdcc::SitePool<PDCC_POOL_BYTES_{s}{slots}>",
+        context.place_before(function, ir.Variable("static __device__", f"pdcc::SitePool<PDCC_POOL_BYTES_{s}{slots}>",
                                                    f"pdcc_pool_{s}", f"site {s}'s record storage and its "
                                                    f"{granularity} groups (pdcc_rt.cuh)"))
-        context.place_before(function, ir.Variable("__shared__", f"pdcc::{_GROUP_TYPES[granularity]}",
+        context.place_before(function, ir.Variable("static __shared__", f"pdcc::{_GROUP_TYPES[granularity]}",
                                                    f"pdcc_group_{s}"))
         group, pool = ir.name(f"pdcc_group_{s}"), ir.name(f"pdcc_pool_{s}")
         holes = dict(group=group, open=ir.name(f"open<{aggregation.record}>"), pool=pool,
@@ -359,7 +370,10 @@ def _wrap(context: Context, parent: Parent) -> None:
                                            direct=direct))
     body = ir.ExprStmt(ir.call(body_name + children.template_arguments(unit, function),
                                *(ir.name(p.name) for p in parameters)))
-    wrapper = ir.Function("__global__", function.name, tuple(p.declaration for p in parameters),
+    # The wrapper is the kernel the program launches: the parent's linkage, storage class and defaults.
+    linkage = 'extern "C" ' if function.outer.type == "linkage_specification" else ""
+    wrapper = ir.Function(f"{linkage}{'static ' if is_static else ''}__global__", function.name,
+                          tuple(p.declaration + (f" = {p.default}" if p.default is not None else "") for p in parameters),
                           templates.block(_WRAPPER, open=tuple(opened), body=body, flush=tuple(flushed)),
                           children.template_prefix(unit, function),
                           f"'{function.name}' as launched: its groups opened, its body, its groups flushed",

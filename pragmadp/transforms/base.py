@@ -22,6 +22,8 @@ from typing import Any, Protocol, TypeVar
 from pragmadp import ir
 from pragmadp.cuda.frontend import Function, Site, Unit
 from pragmadp.directives import Clause
+from pragmadp.directives import Value
+from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark, Rule
 from pragmadp.source import Span
 
@@ -88,6 +90,13 @@ class Placed:
     line: int
     before: bool
     definitions: list[ir.Definition] = field(default_factory=list)
+    _once: set[ir.Definition] = field(default_factory=set, repr=False)
+
+    def add_once(self, definition: ir.Definition) -> None:
+        """A knob, prototype or include that several sites ask for, written once (a set, not a scan)."""
+        if definition not in self._once:
+            self._once.add(definition)
+            self.definitions.append(definition)
 
 
 class Context:
@@ -112,9 +121,7 @@ class Context:
 
     def include(self, header: str, comment: str) -> None:
         """`#include "header"` at the top of the file, once."""
-        placed = self._at(0, 1, before=False)
-        if ir.Include(header, comment) not in placed.definitions:
-            placed.definitions.append(ir.Include(header, comment))
+        self._at(0, 1, before=False).add_once(ir.Include(header, comment))
 
     def place_after(self, function: Function, definition: ir.Definition) -> None:
         """A definition on the line after `function` (a wrapper kernel)."""
@@ -141,9 +148,7 @@ class Context:
     def place_before(self, function: Function, definition: ir.Knob | ir.Prototype | ir.Variable) -> None:
         """A knob, prototype or variable just before `function` (once: a knob of several sites, a prototype)."""
         outer = function.outer.start_byte
-        placed = self._at(self.source.line_start(outer), self.source.line_of(outer), before=True)
-        if definition not in placed.definitions:
-            placed.definitions.append(definition)
+        self._at(self.source.line_start(outer), self.source.line_of(outer), before=True).add_once(definition)
 
     def _at(self, offset: int, line: int, before: bool) -> Placed:
         """Definitions after a child come before the knobs of a parent that starts right there."""
@@ -156,8 +161,15 @@ class Context:
                                   function=site.launch.enclosing.name if site and site.launch.enclosing else "",
                                   site=site.name if site else "", args=args)
 
-    def knob(self, function: Function, knob: ir.Knob) -> ir.Knob:
-        """Places `#ifndef MACRO / #define MACRO default` before the function that uses it."""
+    def knob(self, function: Function, knob: ir.Knob, written: Value | None = None) -> ir.Knob:
+        """Places `#ifndef MACRO / #define MACRO default` before the function that uses it; a value the
+        pragma `written` outside the knob's domain is an error at the value (a coarsening factor past
+        65536 would reach the runtime as 0)."""
+        number = written.number() if written is not None else None
+        if written is not None and isinstance(number, int) and not knob.domain[0] <= number <= knob.domain[1]:
+            raise self.source.error(rules.BAD_VALUE, f"{written.text} is outside the range of {knob.kind} values "
+                                    f"pdcc accepts, {knob.domain[0]} to {knob.domain[1]}", written.span,
+                                    f"the value becomes {knob.macro}")
         self.place_before(function, knob)
         return knob
 
@@ -166,9 +178,6 @@ def replace_launches(code: ir.Stmt, kernel: str, rewrite: Callable[[ir.Launch], 
     """`code` with every launch of `kernel` rewritten (a later pass builds on what an earlier wrote)."""
     return ir.transform(code, lambda n: rewrite(n) if isinstance(n, ir.Launch) and n.kernel == kernel else None)
 
-
-def with_items(sequence: ir.Sequence, *items: ir.Stmt) -> ir.Sequence:
-    return dataclasses.replace(sequence, items=sequence.items + items)
 
 
 def after_definition(source, function: Function) -> int:

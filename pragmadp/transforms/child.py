@@ -201,8 +201,8 @@ def _template_parameters(unit: Unit, function: Function) -> list[tuple[str, bool
             if not identifiers:
                 continue
             identifier = identifiers[-1] if parameter.type == "parameter_declaration" else identifiers[0]
-        # An unnamed parameter with a default (`typename = int`) has no name: not handled yet (PDCC900).
-        assert identifier is not None, f"unnamed template parameter '{unit.text(parameter)}'"
+        if identifier is None:  # `typename = int`: nothing can name it, and forwarding the others keeps its default
+            continue
         names.append((unit.text(identifier), "variadic" in parameter.type))
     return names
 
@@ -219,7 +219,10 @@ def parameters(unit: Unit, function: Function) -> list[ir.Parameter] | None:
     an unnamed function pointer). An unnamed parameter gets the name `pdcc_param<i>`."""
     assert function.parameters is not None, f"no parameter list found in the definition of '{function.name}'"
     result = []
-    for index, node in enumerate(n for n in function.parameters.named_children if n.type != "comment"):
+    nodes = [n for n in function.parameters.named_children if n.type != "comment"]
+    if len(nodes) == 1 and unit.text(nodes[0]).strip() == "void":  # `f(void)`: C's empty list
+        return []
+    for index, node in enumerate(nodes):
         if node.type == "variadic_parameter":
             return None
         declarator = node.child_by_field_name("declarator")

@@ -93,7 +93,7 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
                                       outcome=f"{why}; it is not coarsened", line=line),))
     barrier = any(o.rule in _NEEDS_BARRIER for o in child.obstacles)
     macro = f"PDCC_COARSEN_{site.name}"
-    knob = context.knob(site.parent, ir.Knob(macro, clause.value.text, "coarsen", (1, 1 << 16)))
+    knob = context.knob(site.parent, ir.Knob(macro, clause.value.text, "coarsen", (1, 1 << 16)), clause.value)
     context.define(CoarseKernel(child, site, barrier))
     coarse = children.renamed(unit, site.launch.function, COARSE_SUFFIX)
     grid = templates.expression("dim3((pdcc_grid.x + {factor} - 1) / {factor}, pdcc_grid.y, pdcc_grid.z)",

@@ -63,7 +63,7 @@ def base(context: Context, site: Site, parameters: tuple[ir.Parameter, ...], typ
     """The launch as written, its configuration and (when needed) its arguments evaluated once.
 
     `typed`: hoisted arguments get the parameter's own type (not for template children, whose
-    parameter types name the child's template parameters)."""
+    parameter types name the child's template parameters, nor for arrays, which decay to pointers)."""
     launch = site.launch
     arguments: list[ir.Expr] = [verbatim(context, a) for a in launch.arguments]
     hoisted: list[ir.Stmt] = []
@@ -71,7 +71,7 @@ def base(context: Context, site: Site, parameters: tuple[ir.Parameter, ...], typ
         for index, argument in enumerate(list(arguments)):
             parameter = parameters[index] if index < len(parameters) else None
             name = f"pdcc_arg{index}"
-            if parameter is not None and typed and not parameter.name.endswith("..."):
+            if parameter is not None and typed and not parameter.name.endswith("...") and "[" not in parameter.declaration:
                 head, _, tail = parameter.declaration.rpartition(parameter.name)  # `const float* y`, renamed
                 hoisted.append(ir.Declaration("", f"{head}{name}{tail}", argument))
             else:

@@ -100,8 +100,8 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
         return Missed((context.remark(Kind.MISSED, rules.STREAM_ORDER, clause.span, stream=unit.text(stream),
                                       child=child.name),))
     macro = f"PDCC_THRESHOLD_{site.name}"
-    knob = ir.Knob(macro, clause.value.text, "threshold", (1, 1 << 31))
-    context.knob(site.parent, knob)
+    knob = ir.Knob(macro, clause.value.text, "threshold", (0, 1 << 31))
+    context.knob(site.parent, knob, clause.value)
     count = thread_count.analyse(unit, launch.config[0], launch.statement.start_byte,
                                  children.type_parameter_names(unit, site.parent)
                                  + children.type_parameter_names(unit, child.function), "pdcc_n")

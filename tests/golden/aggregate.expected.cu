@@ -212,8 +212,8 @@ static __device__ void fill_strided__pdcc_direct_per_grid_0(const pdcc_record_pe
 #define PDCC_AGG_THRESHOLD_per_warp_0 4
 #endif
 // pdcc: site per_warp_0's record storage and its warp groups (pdcc_rt.cuh)
-__device__ pdcc::SitePool<PDCC_POOL_BYTES_per_warp_0> pdcc_pool_per_warp_0;
-__shared__ pdcc::WarpGroups pdcc_group_per_warp_0;
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_per_warp_0> pdcc_pool_per_warp_0;
+static __shared__ pdcc::WarpGroups pdcc_group_per_warp_0;
 static __device__ void per_warp__pdcc_body(float* out, const float* in, const int* begin, const int* end, float scale) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   int n = end[row] - begin[row];
@@ -252,8 +252,8 @@ __global__ void __launch_bounds__(1024) per_warp(float* out, const float* in, co
 #define PDCC_RECORDS_PER_THREAD_per_block_0 4
 #endif
 // pdcc: site per_block_0's record storage and its block groups (pdcc_rt.cuh)
-__device__ pdcc::SitePool<PDCC_POOL_BYTES_per_block_0> pdcc_pool_per_block_0;
-__shared__ pdcc::BlockGroup pdcc_group_per_block_0;
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_per_block_0> pdcc_pool_per_block_0;
+static __shared__ pdcc::BlockGroup pdcc_group_per_block_0;
 static __device__ void per_block__pdcc_body(float* out, const float* in, const int* begin, const int* end, int rows) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
@@ -298,8 +298,8 @@ __global__ void __launch_bounds__(1024) per_block(float* out, const float* in, c
 #define PDCC_GRANULARITY_per_group_0 8
 #endif
 // pdcc: site per_group_0's record storage and its multiblock groups (pdcc_rt.cuh)
-__device__ pdcc::SitePool<PDCC_POOL_BYTES_per_group_0, 65536> pdcc_pool_per_group_0;
-__shared__ pdcc::MultiBlockGroup pdcc_group_per_group_0;
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_per_group_0, 65536> pdcc_pool_per_group_0;
+static __shared__ pdcc::MultiBlockGroup pdcc_group_per_group_0;
 static __device__ void per_group__pdcc_body(float* out, const float* in, const int* begin, const int* end, int rows) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
@@ -345,8 +345,8 @@ __global__ void __launch_bounds__(1024) per_group(float* out, const float* in, c
 #define PDCC_RECORDS_PER_THREAD_per_grid_0 1
 #endif
 // pdcc: site per_grid_0's record storage and its grid groups (pdcc_rt.cuh)
-__device__ pdcc::SitePool<PDCC_POOL_BYTES_per_grid_0, 1> pdcc_pool_per_grid_0;
-__shared__ pdcc::MultiBlockGroup pdcc_group_per_grid_0;
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_per_grid_0, 1> pdcc_pool_per_grid_0;
+static __shared__ pdcc::MultiBlockGroup pdcc_group_per_grid_0;
 template <typename T>
 static __device__ void per_grid__pdcc_body(T** data, const int64_t* sizes, T value, int count) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;

@@ -214,8 +214,8 @@ static __device__ void tile__pdcc_direct_grid_group_0(const pdcc_record_grid_gro
 #define PDCC_RECORDS_PER_THREAD_warp_groups_0 1
 #endif
 // pdcc: site warp_groups_0's record storage and its warp groups (pdcc_rt.cuh)
-__device__ pdcc::SitePool<PDCC_POOL_BYTES_warp_groups_0> pdcc_pool_warp_groups_0;
-__shared__ pdcc::WarpGroups pdcc_group_warp_groups_0;
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_warp_groups_0> pdcc_pool_warp_groups_0;
+static __shared__ pdcc::WarpGroups pdcc_group_warp_groups_0;
 #line 15 "aggregate_threshold_coarsen.cu"
 static __device__ void warp_groups__pdcc_body(float* out, const float* in, const int* begin, const int* end, int rows) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -270,8 +270,8 @@ __global__ void __launch_bounds__(1024) warp_groups(float* out, const float* in,
 #define PDCC_AGG_THRESHOLD_block_groups_0 2
 #endif
 // pdcc: site block_groups_0's record storage and its block groups (pdcc_rt.cuh)
-__device__ pdcc::SitePool<PDCC_POOL_BYTES_block_groups_0> pdcc_pool_block_groups_0;
-__shared__ pdcc::BlockGroup pdcc_group_block_groups_0;
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_block_groups_0> pdcc_pool_block_groups_0;
+static __shared__ pdcc::BlockGroup pdcc_group_block_groups_0;
 static __device__ void block_groups__pdcc_body(float* out, const float* in, const int* begin, const int* end, int rows) {
   int row = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x * blockDim.x * blockDim.y
             + blockIdx.x * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x;
@@ -326,8 +326,8 @@ __global__ void __launch_bounds__(1024) block_groups(float* out, const float* in
 #define PDCC_GRANULARITY_multiblock_groups_0 16
 #endif
 // pdcc: site multiblock_groups_0's record storage and its multiblock groups (pdcc_rt.cuh)
-__device__ pdcc::SitePool<PDCC_POOL_BYTES_multiblock_groups_0, 65536> pdcc_pool_multiblock_groups_0;
-__shared__ pdcc::MultiBlockGroup pdcc_group_multiblock_groups_0;
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_multiblock_groups_0, 65536> pdcc_pool_multiblock_groups_0;
+static __shared__ pdcc::MultiBlockGroup pdcc_group_multiblock_groups_0;
 static __device__ void multiblock_groups__pdcc_body(float* out, const int* widths, const int* heights, int count) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
@@ -373,8 +373,8 @@ __global__ void __launch_bounds__(1024) multiblock_groups(float* out, const int*
 #define PDCC_RECORDS_PER_THREAD_grid_group_0 1
 #endif
 // pdcc: site grid_group_0's record storage and its grid groups (pdcc_rt.cuh)
-__device__ pdcc::SitePool<PDCC_POOL_BYTES_grid_group_0, 1> pdcc_pool_grid_group_0;
-__shared__ pdcc::MultiBlockGroup pdcc_group_grid_group_0;
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_grid_group_0, 1> pdcc_pool_grid_group_0;
+static __shared__ pdcc::MultiBlockGroup pdcc_group_grid_group_0;
 static __device__ void grid_group__pdcc_body(float* out, const int* widths, const int* heights, int count) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
