@@ -13,9 +13,9 @@ import re
 from pycparser import c_ast, c_generator
 
 from pragmadp import ir
+from pragmadp.cuda.frontend import GENERATED_MARK  # the mark --auto recognises on pdcc's own launches
 from pragmadp.source import Rope
 
-GENERATED_MARK = "// pdcc: generated"
 
 
 class CudaGenerator(c_generator.CGenerator):

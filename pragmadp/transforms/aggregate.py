@@ -31,7 +31,7 @@ from pycparser import c_ast
 from pragmadp import ir
 from pragmadp.analysis import writes
 from pragmadp.cgen import templates
-from pragmadp.cuda import frontend
+from pragmadp.cuda import frontend, lift
 from pragmadp.cuda.frontend import Function, Node, Site, launched_identifier, required, walk
 from pragmadp.directives import AggThreshold, Buffer, Consolidate, Value, Work
 from pragmadp.report import rules
@@ -270,7 +270,7 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     factor = ir.name(coarsen.macro) if coarsen is not None else c_one()
     direct = children.renamed(unit, launch.function, f"__pdcc_direct_{s}")
     # Uniform values as written: the wrapper passes them too, and it cannot see the site's hoisted copies.
-    as_written = tuple(sites.verbatim(context, launch.arguments[i]) if i < len(launch.arguments)
+    as_written = tuple(lift.expression(unit, launch.arguments[i]) if i < len(launch.arguments)
                        else plan.arguments[i] for i in uniform)
     aggregation = Aggregation(site, granularity, record, children.renamed(unit, launch.function, f"__pdcc_agg_{s}"),
                               direct, factor, as_written,

@@ -17,6 +17,7 @@ from pycparser import c_ast
 
 from pragmadp import ir
 from pragmadp.cgen import templates
+from pragmadp.cuda import lift
 from pragmadp.cuda.frontend import Node, Site, walk
 from pragmadp.transforms.base import Context
 
@@ -54,18 +55,14 @@ def is_simple(node: Node) -> bool:
                               "new_expression", "delete_expression", "lambda_expression") for n in walk(node))
 
 
-def verbatim(context: Context, node: Node) -> ir.Verbatim:
-    """A node of the user's code as an expression of the IR."""
-    return ir.Verbatim(context.unit.span(node), context.unit.text(node))
-
-
 def base(context: Context, site: Site, parameters: tuple[ir.Parameter, ...], typed: bool) -> Base:
     """The launch as written, its configuration and (when needed) its arguments evaluated once.
 
     `typed`: hoisted arguments get the parameter's own type (not for template children, whose
     parameter types name the child's template parameters, nor for arrays, which decay to pointers)."""
     launch = site.launch
-    arguments: list[ir.Expr] = [verbatim(context, a) for a in launch.arguments]
+    written = lift.launch(context.unit, launch.call)
+    arguments: list[ir.Expr] = list(written.args)
     hoisted: list[ir.Stmt] = []
     if not all(is_simple(a) for a in launch.arguments):
         for index, argument in enumerate(list(arguments)):
@@ -78,11 +75,10 @@ def base(context: Context, site: Site, parameters: tuple[ir.Parameter, ...], typ
                 hoisted.append(ir.Declaration("auto", name, argument))
             arguments[index] = ir.name(name)
     arguments += [ir.Verbatim(None, p.default) for p in parameters[len(arguments):] if p.default is not None]
-    config = [GRID, BLOCK, *(verbatim(context, c) for c in launch.config[2:])]
-    call = ir.KernelCall(context.unit.text(launch.function), config, list(arguments))
+    call = ir.KernelCall(written.kernel, [GRID, BLOCK, *written.config[2:]], list(arguments))
     code = ir.Block((ir.Sequence((), tag="counts"),
-                     ir.Declaration("const dim3", "pdcc_grid", verbatim(context, launch.config[0])),
-                     ir.Declaration("const dim3", "pdcc_block", verbatim(context, launch.config[1])),
+                     ir.Declaration("const dim3", "pdcc_grid", written.config[0]),
+                     ir.Declaration("const dim3", "pdcc_block", written.config[1]),
                      *hoisted, ir.Launch(call)))
     return Base(code, tuple(arguments))
 
