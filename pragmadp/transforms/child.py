@@ -10,7 +10,9 @@ after the child's definition, as the user's own text (`ir.Verbatim`) with the bu
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from pragmadp import ir
 from pragmadp.analysis import serial
@@ -261,6 +263,15 @@ class AfterChild:
 
     child: Child
     site: Site
+    suffix: ClassVar[str] = ""   # the derived function is the child's name with this suffix, once per child
+
+    @property
+    def key(self) -> Hashable:
+        return (self.child.function.node.start_byte, self.suffix)
+
+    @property
+    def symbol(self) -> str:
+        return self.child.name + self.suffix
 
     def anchor(self, context: Context) -> tuple[int, int]:
         function = self.child.function
@@ -276,13 +287,7 @@ class AfterChild:
 class ThreadFunction(AfterChild):
     """`child__pdcc_thread`: the child's body for one (block, thread), built-ins as parameters."""
 
-    @property
-    def key(self):
-        return (self.child.function.node.start_byte, "thread")
-
-    @property
-    def symbol(self) -> str:
-        return self.child.name + THREAD_SUFFIX
+    suffix: ClassVar[str] = THREAD_SUFFIX
 
     def build(self, context: Context) -> tuple[ir.Definition, ...]:
         unit = context.unit

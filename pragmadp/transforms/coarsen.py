@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import ClassVar
 
 from pragmadp import ir
 from pragmadp.cgen import templates
@@ -60,14 +61,7 @@ class CoarseKernel(AfterChild):
     """`child__pdcc_coarse`: blocks that loop over the original blocks given to them."""
 
     barrier: bool
-
-    @property
-    def key(self):
-        return (self.child.function.node.start_byte, "coarse")
-
-    @property
-    def symbol(self) -> str:
-        return self.child.name + COARSE_SUFFIX
+    suffix: ClassVar[str] = COARSE_SUFFIX
 
     def build(self, context: Context) -> tuple[ir.Definition, ...]:
         thread = children.thread_call(context, self.child, self.site,

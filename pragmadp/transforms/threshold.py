@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import ClassVar
 
 from pragmadp import ir
 from pragmadp.analysis import thread_count
@@ -58,13 +59,7 @@ class SerialVersion(AfterChild):
     (tests/cuda/shapes.cu, threshold(32) coarsen(4), 300 parents x 4 rounds); out of line it finishes.
     """
 
-    @property
-    def key(self):
-        return (self.child.function.node.start_byte, "serial")
-
-    @property
-    def symbol(self) -> str:
-        return self.child.name + SERIAL_SUFFIX
+    suffix: ClassVar[str] = SERIAL_SUFFIX
 
     def build(self, context: Context) -> tuple[ir.Definition, ...]:
         thread = children.thread_call(context, self.child, self.site,
