@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pragmadp import ir
 from pragmadp.cgen import printer
 from pragmadp.cuda import pragmas
-from pragmadp.cuda.frontend import Node, Site, Unit, required
+from pragmadp.cuda.frontend import Function, Node, Site, Unit, kernel_call_syntax, required, walk
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark
 from pragmadp.source import EditBuffer, Generated, Rope, Span
@@ -42,20 +42,21 @@ def rewrite(unit: Unit) -> Rewritten:
     context = Context(unit)
     edits = EditBuffer(unit.source)
     result = Rewritten("", uses_device_launches=any(launch.on_device for launch in unit.launches))
-    rewritten_parents: dict[Node, Site] = {}
+    rewritten: dict[Node, tuple[Function, Site]] = {}  # kernels that hold a rewritten site, or call one that does
     for site in unit.sites:
         context.site = site
         replacement = _site(context, site, result)
         if replacement is not None:
             _replace_statement(edits, site, replacement)
-            rewritten_parents.setdefault(site.parent.node, site)
+            for kernel in _kernels_running(unit, site.parent):
+                rewritten.setdefault(kernel.node, (kernel, site))
     context.site, context.pass_name = None, ""
     context.finish()
     for span, text in context.edits:
         edits.replace(span.start, span.end, Rope(unit.source).write(text, unit.source.line_of(span.start)))
-    for parent, site in rewritten_parents.items():
-        if parent not in context.wrapped:
-            _bound(context, edits, site, result)
+    for node, (kernel, site) in rewritten.items():
+        if node not in context.wrapped:
+            _bound(context, edits, kernel, site, result)
     for placed in context.placed.values():
         edits.insert(placed.offset, _placed_rope(unit, placed))
     for pragma in unit.pdcc_pragmas:
@@ -122,24 +123,55 @@ def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:
     return dataclasses.replace(code, comment=f"pdcc: site {site.name}: {', '.join(plan.applied)}")
 
 
-def _bound(context: Context, edits: EditBuffer, site: Site, result: Rewritten) -> None:
+def _kernels_running(unit: Unit, function: Function) -> list[Function]:
+    """The kernels whose threads run `function`: itself if it is a kernel, else every kernel of the file
+    that calls it, directly or through other device functions."""
+    callers = unit.analysis(_callers)
+    found, seen, todo = [], {function.name}, [function]
+    while todo:
+        current = todo.pop()
+        if current.is_kernel:
+            found.append(current)
+            continue
+        for caller in callers.get(current.name, ()):
+            if caller.name not in seen:
+                seen.add(caller.name)
+                todo.append(caller)
+    return sorted(found, key=lambda f: f.node.start_byte)
+
+
+def _callers(unit: Unit) -> dict[str, list[Function]]:
+    """Name -> the device functions and kernels of the file that call it (not launches): one walk per file."""
+    callers: dict[str, list[Function]] = {}
+    for function in unit.functions:
+        if not function.runs_on_device or function.body is None:
+            continue
+        for node in walk(function.body):
+            callee = node.child_by_field_name("function") if node.type == "call_expression" else None
+            if callee is not None and callee.type == "identifier" and kernel_call_syntax(node) is None:
+                callers.setdefault(unit.text(callee), []).append(function)
+    return callers
+
+
+def _bound(context: Context, edits: EditBuffer, kernel: Function, site: Site, result: Rewritten) -> None:
     """A rewritten kernel keeps launching with every block size it allowed: with -rdc=true its registers
     are fixed at device link, where the serial path and the device runtime's calls can push it past the 64
     a 1024-thread block allows (error 701 at launch). `__launch_bounds__(1024)` makes ptxas keep it within
-    them; a kernel with the user's own bounds keeps those."""
-    parent = site.parent
-    if not parent.is_kernel or any(n.type == "launch_bounds" for n in parent.node.children):
+    them; a kernel with the user's own bounds keeps those. A kernel that calls a device function holding a
+    rewritten site is bounded too (the function's code runs in the kernel's threads)."""
+    if any(n.type == "launch_bounds" for n in kernel.node.children):
         return
-    function_declarator = parent.parameters.parent if parent.parameters is not None else None
+    function_declarator = kernel.parameters.parent if kernel.parameters is not None else None
     if function_declarator is None:  # a header the parser could not read: nvcc reports it, pdcc adds nothing there
         return
     declarator = required(function_declarator, "declarator")
     line = context.source.line_of(declarator.start_byte)
     edits.insert(declarator.start_byte, Rope(context.source).write(f"__launch_bounds__({_MAX_THREADS}) ", line))
     context.site, context.pass_name = site, "launch-bounds"
+    via = "" if kernel.node == site.parent.node else f"it runs '{site.parent.name}', whose launch pdcc rewrote, and "
     result.remarks.append(context.remark(Kind.ANALYSIS, rules.LAUNCH_BOUNDS, context.unit.span(declarator),
-                                         kernel=parent.name, threads=_MAX_THREADS,
-                                         why=": its registers are fixed at device link (-rdc=true), where the "
+                                         kernel=kernel.name, threads=_MAX_THREADS,
+                                         why=f": {via}its registers are fixed at device link (-rdc=true), where the "
                                              "serial path and the device runtime can raise them"))
     context.site, context.pass_name = None, ""
 

@@ -182,3 +182,19 @@ def test_a_value_outside_its_knobs_range_is_an_error_at_the_value(pragma, column
     remark = caught.value.remark
     assert (remark.rule.id, remark.location.line, remark.location.column) == ("PDCC102", 3, column)
     assert "is outside the range" in remark.message
+
+
+def test_kernels_that_run_a_rewritten_device_function_are_bounded_too():
+    text = CHILD + ("__device__ void helper(int* x, int n) {\n#pragma dp threshold(64)\n"
+                    "  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n"
+                    "__device__ void middle(int* x, int n) { helper(x, n); }\n"
+                    "__global__ void direct(int* x, int n) { helper(x, n); }\n"
+                    "__global__ void indirect(int* x, int n) { middle(x, n + 1); }\n"
+                    "__global__ void unrelated(int* x) { x[0] = 1; }\n")
+    result = run(text)
+    assert "__global__ void __launch_bounds__(1024) direct(int* x, int n)" in result.text
+    assert "__global__ void __launch_bounds__(1024) indirect(int* x, int n)" in result.text
+    assert "__global__ void unrelated(int* x)" in result.text
+    bounded = [r for r in result.remarks if r.rule is rules.LAUNCH_BOUNDS]
+    assert [r.args["kernel"] for r in bounded] == ["direct", "indirect"]
+    assert "it runs 'helper', whose launch pdcc rewrote" in bounded[0].message
