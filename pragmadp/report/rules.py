@@ -101,6 +101,43 @@ LAUNCH_BOUNDS = Rule("PDCC530", "launch-bounds-added",
 RDC_ADDED = Rule("PDCC700", "rdc-added",
                  "The result launches kernels from the device; -rdc=true (and -lcudadevrt when linking) was added.")
 
+# --- meld pass (PDCC8xx) -------------------------------------------------------------------------
+MELD_APPLIED = Rule("PDCC800", "meld-applied",
+                    "The two sides of a divergent if/else are melded into one path: aligned statements run once "
+                    "with their differing operands selected by the condition, the rest stay guarded.",
+                    "branches melded: {aligned} of {statements} statements aligned, profitability {score} >= "
+                    "{macro} (= {threshold}); {selects} selects, {guarded} statements left guarded")
+MELD_ALIGNMENT = Rule("PDCC801", "meld-alignment",
+                      "Which statements of the two sides were aligned with each other (Smith-Waterman).",
+                      "alignment: {pairs}")
+MELD_UNPROFITABLE = Rule("PDCC802", "meld-unprofitable",
+                         "The melding profitability of the two sides is below the site's threshold.",
+                         "profitability {score} is below {macro} (= {threshold}){why}; the if/else is left as written")
+MELD_UNIFORM = Rule("PDCC803", "meld-condition-uniform",
+                    "The condition is the same for every thread of a warp, so the branch does not diverge.",
+                    "the condition '{condition}' does not depend on the thread ({why}): the branch does not diverge, "
+                    "nothing to meld")
+MELD_BARRIER = Rule("PDCC810", "meld-barrier",
+                    "A side synchronises threads; melding would change which threads reach the barrier.", _WHY_NOT)
+MELD_WARP = Rule("PDCC811", "meld-warp-intrinsic",
+                 "A side uses a warp-level intrinsic, whose result depends on which lanes run it together.", _WHY_NOT)
+MELD_COOPERATIVE = Rule("PDCC812", "meld-cooperative-groups",
+                        "A side uses cooperative groups, whose collective operations need the branch as written.", _WHY_NOT)
+MELD_JUMP = Rule("PDCC813", "meld-jump-out",
+                 "A side leaves the branch with break, continue, return or goto.", _WHY_NOT)
+MELD_ATOMIC = Rule("PDCC814", "meld-volatile-or-atomic-mismatch",
+                   "Aligned statements differ in volatile or atomic access, which a select cannot express.", _WHY_NOT)
+MELD_ADDRESS_SPACE = Rule("PDCC815", "meld-address-space-mix",
+                          "Aligned accesses are to pointers of different address spaces (shared and global).", _WHY_NOT)
+MELD_CONDITION_EFFECTS = Rule("PDCC816", "meld-condition-side-effects",
+                              "The condition has side effects (an assignment, an increment or a call) that melding "
+                              "would have to reorder.", _WHY_NOT)
+MELD_UNSUPPORTED = Rule("PDCC817", "meld-construct-unsupported",
+                        "A side holds a statement or declaration pdcc cannot move or guard safely.", _WHY_NOT)
+MELD_AUTO = Rule("PDCC804", "meld-candidate",
+                 "Under --auto: a divergent if/else that pdcc considered for melding.",
+                 "divergent branch considered under --auto{why}")
+
 # --- pdcc itself (PDCC9xx) ----------------------------------------------------------------------
 INTERNAL_ERROR = Rule("PDCC900", "internal-error",
                       "pdcc failed on this input: a bug in pdcc. A reproducer is written for the report.")
