@@ -28,7 +28,7 @@ from rich.console import Console
 from pragmadp import __version__, nvcc, pipeline
 from pragmadp.ir import Knob
 from pragmadp.report import rules
-from pragmadp.report.remarks import Kind, Location, PdccError, Remark
+from pragmadp.report.remarks import CommandError, Kind, Location, PdccError, Remark
 from pragmadp.report.render import check_report_path, write_atomically, write_report
 from pragmadp.report.terminal import render_terminal
 from pragmadp.transforms.aggregate import RUNTIME_HEADER, RUNTIME_INCLUDE
@@ -81,10 +81,6 @@ class Options:
     nvcc_args: list[str] = field(default_factory=list)
 
 
-class UsageError(Exception):
-    pass
-
-
 def parse_options(argv: list[str]) -> Options:
     """Splits pdcc's own options from nvcc's (launcher style: a leading nvcc path names the compiler)."""
     options = Options()
@@ -98,7 +94,7 @@ def parse_options(argv: list[str]) -> Options:
         if name in ("--emit", "--report"):
             if not has_value:
                 if index + 1 >= len(rest):
-                    raise UsageError(f"{name} needs a value")
+                    raise CommandError(rules.BAD_COMMAND_LINE, "needs-value", option=name)
                 value = rest.pop(index + 1)
             setattr(options, name[2:], value)
         elif name == "--auto":
@@ -125,7 +121,7 @@ def _auto_clauses(value: str) -> str:
     try:
         lines = Path(value[1:]).read_text().splitlines()
     except OSError as exc:
-        raise UsageError(f"cannot read --auto clause file '{value[1:]}': {exc.strerror}") from exc
+        raise CommandError(rules.BAD_COMMAND_LINE, "auto-file", path=value[1:], reason=exc.strerror or str(exc)) from exc
     return " ".join(line.split("#", 1)[0] for line in lines).strip() or DEFAULT_AUTO
 
 
@@ -140,17 +136,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: quiet, like nvcc; the temporary directory is already removed
         return INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - a bug in pdcc outside any one input's passes
-        hint = _reproducer_hint(argv, "".join(traceback.format_exception(exc)), {})
-        err.print(f"pdcc: error[{rules.INTERNAL_ERROR.id}]: internal error in pdcc: "
-                  f"{pipeline.one_line_cause(exc)}\n  = help: {hint}", markup=False, highlight=False)
+        error = CommandError(rules.INTERNAL_ERROR, "command", cause=pipeline.one_line_cause(exc))
+        error.hint, _ = _reproducer(argv, "".join(traceback.format_exception(exc)), {})
+        _print(err, error)
         return 1
 
 
 def _main(argv: list[str], err: Console) -> int:
     try:
         options = parse_options(argv)
-    except UsageError as exc:
-        err.print(f"pdcc: error[{rules.BAD_COMMAND_LINE.id}]: {exc}", markup=False)
+    except CommandError as exc:  # a malformed pdcc option
+        _print(err, exc)
         return 2
     if options.help:
         sys.stdout.write(HELP)
@@ -159,8 +155,7 @@ def _main(argv: list[str], err: Console) -> int:
         sys.stdout.write(f"pdcc {__version__}\n")
         return 0
     if shutil.which(options.compiler) is None:
-        err.print(f"pdcc: error[{rules.NVCC_NOT_FOUND.id}]: cannot find nvcc ('{options.compiler}'); "
-                  "put it on PATH or set PDCC_NVCC", markup=False)
+        _print(err, CommandError(rules.NVCC_NOT_FOUND, "not-found", compiler=options.compiler))
         return 1
     command = nvcc.parse_nvcc_args(options.nvcc_args)
     if command.is_query():
@@ -203,9 +198,8 @@ class Build:
             return 1
         except OSError as exc:  # creating the temporary directory
             original = changed[0][1].source.display_path
-            self._error(Remark(Kind.ERROR, rules.OUTPUT_FAILED,
-                               f"no writable temporary directory for pdcc's copy of '{original}': "
-                               f"{exc.strerror or exc}; set TMPDIR to a writable directory", Location(original, 1, 1)))
+            self._error(PdccError.at(rules.OUTPUT_FAILED, Location(original, 1, 1), "temporary-directory",
+                                     input=original, reason=exc.strerror or str(exc)).remark)
             self._report()
             return 1
         if not self._report() and status == 0:
@@ -222,14 +216,10 @@ class Build:
             return True
         try:
             check_report_path(self.options.report)
-        except ValueError as exc:
-            self._report_failed(str(exc))
+        except CommandError as exc:
+            _print(self.err, exc)
             return False
         return True
-
-    def _report_failed(self, reason: str) -> None:
-        self.err.print(f"pdcc: error[{rules.OUTPUT_FAILED.id}]: cannot write report '{self.options.report}': {reason}",
-                       markup=False, highlight=False)
 
     def _transform_inputs(self) -> bool:
         ok = True
@@ -238,7 +228,8 @@ class Build:
                 self.results[index] = pipeline.transform_path(path, display_path=path, auto=self.options.auto)
             except pipeline.InternalError as exc:
                 ok = False
-                exc.remark.hint = _reproducer_hint(self.argv, exc.details, {"input.cu": exc.source.data})
+                exc.remark.hint, reproducer = _reproducer(self.argv, exc.details, {"input.cu": exc.source.data})
+                exc.remark.args.update(reproducer)
                 self._error(exc.remark)
                 continue
             except PdccError as exc:
@@ -268,10 +259,8 @@ class Build:
                 target.parent.mkdir()
                 target.write_bytes(result.text.encode("utf-8"))
             except OSError as exc:
-                raise PdccError(Remark(Kind.ERROR, rules.OUTPUT_FAILED,
-                                       f"cannot write pdcc's temporary copy of '{original}' in '{workdir}': "
-                                       f"{exc.strerror or exc}; free some space or set TMPDIR to another directory",
-                                       Location(original, 1, 1))) from exc
+                raise PdccError.at(rules.OUTPUT_FAILED, Location(original, 1, 1), "temporary-copy", input=original,
+                                   directory=str(workdir), reason=exc.strerror or str(exc)) from exc
             mapping[index] = str(target)
             replaced[str(target)] = original
             directory = os.path.dirname(os.path.abspath(original))
@@ -314,8 +303,7 @@ class Build:
         for path in self.command.dependency_outputs():
             _restore_dependency_file(path, replaced)
         if status < 0:
-            self.err.print(f"pdcc: error[{rules.NVCC_KILLED.id}]: nvcc was killed by signal {_signal_name(-status)}",
-                           markup=False, highlight=False)
+            _print(self.err, CommandError(rules.NVCC_KILLED, "killed", signal=_signal_name(-status)))
             return 128 - status
         return status
 
@@ -331,11 +319,9 @@ class Build:
                 self.command.last_value("--cudadevrt") != "none":
             flags.append("-lcudadevrt")
         if flags:
-            source = launching[0].source
-            self.remarks.append(Remark(Kind.ANALYSIS, rules.RDC_ADDED,
-                                       f"added {' '.join(flags)}: this code launches kernels from the device",
-                                       Location(source.display_path, 1, 1), pass_name="build",
-                                       args={"flags": flags}))
+            args = {"flags": " ".join(flags)}
+            self.remarks.append(Remark(Kind.ANALYSIS, rules.RDC_ADDED, rules.RDC_ADDED.render(args),
+                                       Location(launching[0].source.display_path, 1, 1), pass_name="build", args=args))
         return flags
 
     def _report(self) -> bool:
@@ -344,8 +330,9 @@ class Build:
         if self.options.report:
             try:
                 write_report(self.options.report, self.remarks, __version__, os.getcwd(), self.knobs)
-            except (OSError, ValueError) as exc:
-                self._report_failed(exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc))
+            except OSError as exc:
+                _print(self.err, CommandError(rules.OUTPUT_FAILED, "report", report=self.options.report,
+                                              reason=exc.strerror or str(exc)))
                 written = False
         if not self.options.quiet and not self.command.verbose and any(r.kind != Kind.ERROR for r in self.remarks):
             render_terminal(self.remarks, self.err)
@@ -366,9 +353,14 @@ def _write_through(stream, text: str) -> None:
     stream.buffer.flush()
 
 
-def _reproducer_hint(argv: list[str], details: str, files: dict[str, bytes]) -> str:
-    """Writes a reproducer of a pdcc bug and says where: a directory `pdcc-crash-<hash>` in the
-    temporary directory (else the current one) holding the input, the command and the traceback."""
+def _print(err: Console, error: CommandError) -> None:
+    err.print(error.render_text(), markup=False, highlight=False)
+
+
+def _reproducer(argv: list[str], details: str, files: dict[str, bytes]) -> tuple[str, dict[str, str]]:
+    """Writes a reproducer of a pdcc bug: a directory `pdcc-crash-<hash>` in the temporary directory
+    (else the current one) holding the input, the command and the traceback. Returns the PDCC900 help
+    line that says where (or why there is none) and its arguments."""
     command = f"cd {shlex.quote(os.getcwd())}\npdcc {shlex.join(argv)}\n"
     files = {**files, "command.txt": command.encode(), "traceback.txt": details.encode("utf-8", "replace")}
     digest = hashlib.sha256(b"".join(files.get(name, b"") for name in ("input.cu", "command.txt"))).hexdigest()[:12]
@@ -382,9 +374,13 @@ def _reproducer_hint(argv: list[str], details: str, files: dict[str, bytes]) -> 
         except OSError as exc:
             reasons.append(exc.strerror or str(exc))
             continue
-        return (f"this is a bug in pdcc, not in your code; please report it with the reproducer in '{directory}' "
-                f"({', '.join(files)})")
-    return f"this is a bug in pdcc, not in your code; no reproducer could be written ({'; '.join(reasons)})"
+        return _help("reproducer", reproducer=str(directory), files=", ".join(files))
+    return _help("no-reproducer", reasons="; ".join(reasons))
+
+
+def _help(message: str, **args: str) -> tuple[str, dict[str, str]]:
+    """A PDCC900 help line and its arguments."""
+    return rules.INTERNAL_ERROR.messages[message].render(args)[1], args
 
 
 def _emit(directory: str, original: str, text: str) -> None:
@@ -392,17 +388,16 @@ def _emit(directory: str, original: str, text: str) -> None:
     not even through a hard or symbolic link."""
     target = Path(directory) / os.path.basename(original)
     if target.exists() and os.path.samefile(target, original):
-        raise PdccError(Remark(Kind.ERROR, rules.OUTPUT_FAILED,
-                               f"--emit {directory} would overwrite the input '{original}'; choose another directory",
-                               Location(original, 1, 1)))
+        raise PdccError.at(rules.OUTPUT_FAILED, Location(original, 1, 1), "emit-over-input", directory=directory,
+                           input=original)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(str(target), text.encode("utf-8"))
         if RUNTIME_INCLUDE in text:  # the emitted file compiles on its own
             write_atomically(str(target.parent / RUNTIME_HEADER), (RUNTIME_DIR / RUNTIME_HEADER).read_bytes())
     except OSError as exc:
-        raise PdccError(Remark(Kind.ERROR, rules.OUTPUT_FAILED, f"cannot write '{target}': {exc.strerror or exc}",
-                               Location(original, 1, 1))) from exc
+        raise PdccError.at(rules.OUTPUT_FAILED, Location(original, 1, 1), "emit", path=str(target),
+                           reason=exc.strerror or str(exc)) from exc
 
 
 def _name_originals(text: str, replaced: dict[str, str]) -> str:
@@ -449,6 +444,5 @@ def _restore_dependency_file(path: str, replaced: dict[str, str]) -> None:
         try:
             write_atomically(path, restored.encode("utf-8", "surrogateescape"))
         except OSError as exc:
-            raise PdccError(Remark(Kind.ERROR, rules.OUTPUT_FAILED,
-                                   f"cannot rewrite the dependency file '{path}': {exc.strerror or exc}",
-                                   Location(path, 1, 1))) from exc
+            raise PdccError.at(rules.OUTPUT_FAILED, Location(path, 1, 1), "dependency-file", path=path,
+                               reason=exc.strerror or str(exc)) from exc

@@ -18,6 +18,7 @@ from typing import TypeVar
 import lark
 
 from pragmadp.report import rules
+from pragmadp.report.remarks import PdccError, Rule
 from pragmadp.source import SourceFile, Span
 
 GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammar" / "pragma.lark"
@@ -192,19 +193,19 @@ def _syntax_error(source: SourceFile, text: str, exc: lark.exceptions.Unexpected
     if pos is None or pos < 0:
         pos = len(text)
     token = getattr(exc, "token", None)
+    found: str | None = None  # the text met instead of what the grammar expects; None at the pragma's end
     if token is not None and token.type == "$END":
         pos = len(text.rstrip())
-        found = "end of pragma"
     elif token is not None:
-        found = f"'{token}'"
-    else:
-        found = f"'{text[pos]}'" if pos < len(text) else "end of pragma"
+        found = str(token)
+    elif pos < len(text):
+        found = text[pos]
     expected = sorted(_describe(name) for name in (getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ()))
-    message = "pragma ends too early" if found == "end of pragma" else f"unexpected {found} in pragma"
-    if expected:
-        message += "; expected " + ", ".join(dict.fromkeys(expected))
     length = len(str(token)) if token is not None and token.type != "$END" else 1
-    return source.error(rules.PRAGMA_SYNTAX, message, span_of(pos, pos + max(1, length)))
+    span, described = span_of(pos, pos + max(1, length)), ", ".join(dict.fromkeys(expected))
+    if found is None:
+        return source.error(rules.PRAGMA_SYNTAX, span, "ends-early", expected=described)
+    return source.error(rules.PRAGMA_SYNTAX, span, "unexpected", found=found, expected=described)
 
 
 _TERMINAL_WORDS = {"LPAR": "'('", "RPAR": "')'", "COMMA": "','", "NAME": "a name", "SIGNED_NUMBER": "a number", "OTHER_VALUE": "a value",
@@ -230,8 +231,16 @@ class _ClauseBuilder:
             return self.span_of(node.start_pos, node.end_pos)
         return self.span_of(node.meta.start_pos, node.meta.end_pos)
 
-    def error(self, rule, message: str, node, hint: str = ""):
-        return self.source.error(rule, message, self.span(node), hint)
+    def error(self, rule: Rule, node, message: str, /, **args) -> PdccError:
+        return self.source.error(rule, self.span(node), message, **args)
+
+    def misspelt(self, rule: Rule, token, message: str, choices: Sequence[str], cutoff: float,
+                 /, **args) -> PdccError:
+        """An unknown word: the error `message`, or `message`-suggested naming the closest of `choices`."""
+        close = difflib.get_close_matches(str(token), choices, n=1, cutoff=cutoff)
+        if close:
+            return self.error(rule, token, f"{message}-suggested", suggestion=close[0], **args)
+        return self.error(rule, token, message, **args)
 
     def build(self, node: lark.Tree) -> Clause:
         name = "threshold" if node.data == "meld_threshold" else str(node.data)
@@ -240,8 +249,7 @@ class _ClauseBuilder:
         span = self.span(node)
         if name in self.seen:
             first = self.source.location(self.seen[name].start)
-            raise self.source.error(rules.DUPLICATE_CLAUSE, f"duplicate clause '{name}'", span,
-                                    f"first given at column {first.column}; remove one")
+            raise self.source.error(rules.DUPLICATE_CLAUSE, span, "duplicate", clause=name, first_column=first.column)
         self.seen[name] = span
         args = node.children
         if name == "threshold":
@@ -264,18 +272,14 @@ class _ClauseBuilder:
     def _unknown(self, node: lark.Tree) -> Exception:
         token = node.children[0]
         known = DP_CLAUSES if self.family == "dp" else MELD_CLAUSES
-        close = difflib.get_close_matches(str(token), known, n=1, cutoff=0.6)
-        message = f"unknown clause '{token}' in '#pragma {self.family}'"
-        if close:
-            message += f"; did you mean '{close[0]}'?"
-        return self.error(rules.UNKNOWN_CLAUSE, message, token, "known clauses: " + ", ".join(known))
+        return self.misspelt(rules.UNKNOWN_CLAUSE, token, "unknown", known, 0.6, clause=str(token), family=self.family,
+                             known=", ".join(known))
 
     def _value(self, node: lark.Tree) -> Value:
         token = node.children[0]
         value = Value(str(token), self.span(token))
         if value.is_macro and value.text in NOT_MACROS:
-            raise self.error(rules.BAD_VALUE, f"'{value.text}' is a C++ keyword or type name, not a macro name",
-                             node, "give a number or the name of a macro you define (-DNAME=...)")
+            raise self.error(rules.BAD_VALUE, node, "keyword", value=value.text)
         return value
 
     def _integer(self, node: lark.Tree, clause: str, minimum: int) -> Value:
@@ -283,41 +287,35 @@ class _ClauseBuilder:
         number = value.number()
         if value.is_macro or (isinstance(number, int) and number >= minimum):
             return value
-        want = "a non-negative integer" if minimum == 0 else f"an integer >= {minimum}"
-        raise self.error(rules.BAD_VALUE, f"'{clause}' takes {want} or a macro name, not '{value.text}'", node,
-                         "an integer is a C integer literal below 2^64: decimal, octal (0200), hex (0x80) or "
-                         "binary (0b1), with u/l suffixes")
+        if minimum == 0:
+            raise self.error(rules.BAD_VALUE, node, "not-non-negative", clause=clause, value=value.text)
+        raise self.error(rules.BAD_VALUE, node, "below-minimum", clause=clause, value=value.text, minimum=minimum)
 
     def _fraction(self, node: lark.Tree, clause: str) -> Value:
         value = self._value(node)
         number = value.number()
         if value.is_macro or (number is not None and 0 <= number <= 1):
             return value
-        raise self.error(rules.BAD_VALUE, f"'meld {clause}' takes a profitability between 0 and 1, not '{value.text}'", node)
+        raise self.error(rules.BAD_VALUE, node, "not-a-fraction", clause=clause, value=value.text)
 
     def _consolidate(self, span: Span, node: lark.Tree) -> Consolidate:
         name_token, argument = node.children
         granularity = str(name_token)
         if granularity not in GRANULARITIES:
-            close = difflib.get_close_matches(granularity, GRANULARITIES, n=1, cutoff=0.5)
-            hint = f"did you mean '{close[0]}'?" if close else "use warp, block, multiblock(K) or grid"
-            raise self.error(rules.BAD_VALUE, f"unknown granularity '{granularity}' in 'consldt'", name_token, hint)
+            raise self.misspelt(rules.BAD_VALUE, name_token, "granularity", GRANULARITIES, 0.5, granularity=granularity)
         if granularity == "multiblock":
             if argument is None:
-                raise self.error(rules.BAD_VALUE, "'multiblock' needs the number of blocks per group, e.g. multiblock(8)",
-                                 name_token)
+                raise self.error(rules.BAD_VALUE, name_token, "multiblock-count")
             return Consolidate("consldt", span, granularity, self._integer(argument, "multiblock", minimum=1))
         if argument is not None:
-            raise self.error(rules.BAD_VALUE, f"granularity '{granularity}' takes no argument", argument)
+            raise self.error(rules.BAD_VALUE, argument, "granularity-argument", granularity=granularity)
         return Consolidate("consldt", span, granularity, None)
 
     def _buffer(self, span: Span, args: list) -> Buffer:
         kind_token, capacity = args
         kind = str(kind_token)
         if kind not in BUFFER_KINDS:
-            close = difflib.get_close_matches(kind, BUFFER_KINDS, n=1, cutoff=0.5)
-            hint = f"did you mean '{close[0]}'?" if close else "use pool (or default) or malloc"
-            raise self.error(rules.BAD_VALUE, f"unknown buffer kind '{kind}'", kind_token, hint)
+            raise self.misspelt(rules.BAD_VALUE, kind_token, "buffer-kind", BUFFER_KINDS, 0.5, kind=kind)
         value = self._integer(capacity, "buffer", minimum=1) if capacity is not None else None
         return Buffer("buffer", span, "pool" if kind == "default" else kind, value)
 
@@ -325,20 +323,15 @@ class _ClauseBuilder:
 def _check_combination(source: SourceFile, directive: Directive) -> None:
     """Clauses that are each fine but make no sense together."""
     if directive.family == "dp" and not directive.off and not directive.clauses:
-        raise source.error(rules.CONFLICTING_CLAUSES, "'#pragma dp' needs at least one clause, or 'off'",
-                           directive.span, "e.g. '#pragma dp threshold(128)'")
+        raise source.error(rules.CONFLICTING_CLAUSES, directive.span, "no-clause")
     if directive.off and directive.clauses:
-        raise source.error(rules.CONFLICTING_CLAUSES, "'off' cannot be combined with other clauses",
-                           directive.clauses[0].span)
+        raise source.error(rules.CONFLICTING_CLAUSES, directive.clauses[0].span, "off-with-clauses")
     consolidate = directive.clause(Consolidate)
     needs_consolidation = [c for c in directive.clauses if isinstance(c, (AggThreshold, Buffer, Work, Threads, Blocks))]
     if needs_consolidation and consolidate is None:
         clause = needs_consolidation[0]
-        raise source.error(rules.CONFLICTING_CLAUSES, f"'{clause.name}' needs a 'consldt(...)' clause in the same pragma",
-                           clause.span)
+        raise source.error(rules.CONFLICTING_CLAUSES, clause.span, "needs-consldt", clause=clause.name)
     aggregate_threshold = directive.clause(AggThreshold)
     if aggregate_threshold and consolidate is not None and consolidate.granularity not in ("warp", "block"):
-        raise source.error(rules.CONFLICTING_CLAUSES,
-                           f"'agg_threshold' applies to warp and block groups only, not '{consolidate.granularity}'",
-                           aggregate_threshold.span,
-                           "a multiblock or grid group cannot count its parents before it launches")
+        raise source.error(rules.CONFLICTING_CLAUSES, aggregate_threshold.span, "agg-threshold-granularity",
+                           granularity=consolidate.granularity)

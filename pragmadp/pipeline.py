@@ -21,7 +21,7 @@ from typing import Any
 
 from pragmadp.cuda import frontend
 from pragmadp.report import rules
-from pragmadp.report.remarks import Kind, PdccError, Remark
+from pragmadp.report.remarks import PdccError, Remark
 from pragmadp.source import SourceFile, Span
 from pragmadp import ir
 from pragmadp.rewrite import rewrite
@@ -78,12 +78,17 @@ def transform_path(path: str, display_path: str | None = None, auto: str | None 
 def internal_error(source: SourceFile, exc: BaseException) -> InternalError:
     """The PDCC900 error for an exception that escaped a pass, at its site when it is known."""
     pass_name, span = _where(exc)
-    where = f"in pass {pass_name}" if pass_name else "in pdcc"
-    message = f"internal error {where} {'at this site' if span else 'on this file'}: {one_line_cause(exc)}"
-    if span is not None and 0 <= span.start <= span.end <= len(source.data):
-        remark = source.remark(Kind.ERROR, rules.INTERNAL_ERROR, message, span, pass_name=pass_name or "")
+    if span is not None and not 0 <= span.start <= span.end <= len(source.data):
+        span = None
+    at, cause = span or Span(0, 0), one_line_cause(exc)
+    if pass_name:
+        error = source.error(rules.INTERNAL_ERROR, at, "pass-site" if span else "pass-file", pass_name=pass_name,
+                             cause=cause)
     else:
-        remark = source.remark(Kind.ERROR, rules.INTERNAL_ERROR, message, Span(0, 0), pass_name=pass_name or "")
+        error = source.error(rules.INTERNAL_ERROR, at, "site" if span else "file", cause=cause)
+    remark = error.remark
+    remark.pass_name = pass_name or ""
+    if span is None:
         remark.source_line = ""  # 1:1 stands for the whole file: no caret under its first line
     details = "".join(traceback.format_exception(exc))
     return InternalError(remark, source, details)

@@ -12,10 +12,11 @@ import bisect
 import functools
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from pragmadp.cuda import preprocessor
 from pragmadp.report import rules
-from pragmadp.report.remarks import Kind, Location, PdccError, Remark
+from pragmadp.report.remarks import Kind, Location, PdccError, Remark, Rule
 
 
 _NEWLINE = re.compile(b"\n")
@@ -92,17 +93,14 @@ class SourceFile:
                 data = handle.read()
             data.decode("utf-8")
         except OSError as exc:
-            raise PdccError(Remark(Kind.ERROR, rules.UNREADABLE_INPUT,
-                                   f"cannot read input file: {exc.strerror}",
-                                   Location(display_path or path, 1, 1))) from exc
+            raise PdccError.at(rules.UNREADABLE_INPUT, Location(display_path or path, 1, 1), "unreadable",
+                               reason=exc.strerror or str(exc)) from exc
         except UnicodeDecodeError as exc:
             line = data.count(b"\n", 0, exc.start) + 1
             column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-            raise PdccError(Remark(Kind.ERROR, rules.UNREADABLE_INPUT,
-                                   "input file is not UTF-8 text", Location(display_path or path, line, column))) from exc
+            raise PdccError.at(rules.UNREADABLE_INPUT, Location(display_path or path, line, column), "not-utf8") from exc
         if b"\x00" in data:
-            raise PdccError(Remark(Kind.ERROR, rules.UNREADABLE_INPUT, "input file contains NUL bytes; is it a binary?",
-                                   Location(display_path or path, 1, 1)))
+            raise PdccError.at(rules.UNREADABLE_INPUT, Location(display_path or path, 1, 1), "nul-bytes")
         return cls(path, data, display_path)
 
     def text(self, span: Span) -> str:
@@ -137,8 +135,10 @@ class SourceFile:
         caret = max(1, min(span.end, line_end) - span.start)
         return Remark(kind, rule, message, loc, source_line=self.line_text(loc.line), caret_length=caret, **extra)
 
-    def error(self, rule, message: str, span: Span, hint: str = "") -> PdccError:
-        return PdccError(self.remark(Kind.ERROR, rule, message, span, hint=hint))
+    def error(self, rule: Rule, span: Span, message: str, /, **args: Any) -> PdccError:
+        """Error `message` of `rule` at `span`, its text and help rendered from `args` (remarks.Message)."""
+        text, hint = rule.messages[message].render(args)
+        return PdccError(self.remark(Kind.ERROR, rule, text, span, hint=hint, args=args))
 
 
 @dataclass(frozen=True)

@@ -317,6 +317,9 @@ def test_the_known_crash_shape_gives_an_internal_error_not_a_traceback(project: 
     assert nvcc_calls(project) == []
     report = json.loads((project / "r.json").read_text())
     assert [r["ruleId"] for r in report["remarks"]] == ["PDCC900"]
+    args = report["remarks"][0]["args"]  # the error's arguments, the reproducer's directory among them
+    assert args["cause"] == "TypeError: injected failure" and args["files"] == "input.cu, command.txt, traceback.txt"
+    assert Path(args["reproducer"]).name.startswith("pdcc-crash-") and args["reproducer"] in done.stderr
 
 
 def test_an_internal_error_outside_the_passes_is_reported_too(project: Path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from types import SimpleNamespace
 
@@ -9,8 +10,12 @@ import pytest
 
 from pragmadp.analysis import thread_count
 from pragmadp.cuda import frontend
+from pragmadp.directives import DP_CLAUSES
 from pragmadp.pipeline import InternalError, transform
+from pragmadp.report import rules
+from pragmadp.report.json_report import render_json
 from pragmadp.report.remarks import Kind, PdccError
+from pragmadp.report.sarif import render_sarif
 from pragmadp.source import SourceFile, Span
 
 KERNEL = "__global__ void child(int* x, int n) { if (threadIdx.x < n) x[threadIdx.x] = 1; }\n"
@@ -55,6 +60,18 @@ def test_bad_pragmas(pragma: str, code: str, line: int, column: int, message: st
     assert f"#pragma {pragma}" in text.splitlines()[1]
     caret_line = text.splitlines()[2]
     assert caret_line.index("^") == 2 + column - 1
+
+
+def test_an_error_carries_its_named_arguments_into_json_and_sarif(tmp_path):
+    remark = error_of(site("dp treshold(4)")).remark
+    expected = {"clause": "treshold", "family": "dp", "suggestion": "threshold", "known": ", ".join(DP_CLAUSES)}
+    assert remark.args == expected
+    assert remark.message == rules.UNKNOWN_CLAUSE.messages["unknown-suggested"].render(expected)[0]
+    (error,) = json.loads(render_json([remark], "test"))["remarks"]
+    assert (error["kind"], error["ruleId"], error["args"]) == ("error", "PDCC101", expected)
+    (result,) = json.loads(render_sarif([remark], "test", str(tmp_path)))["runs"][0]["results"]
+    assert (result["level"], result["message"]["text"]) == ("error", remark.message)
+    assert result["properties"]["args"] == expected
 
 
 def test_pragma_not_followed_by_a_launch():

@@ -13,7 +13,7 @@ from rich.console import Console
 from pragmadp.report import rules
 from pragmadp.report.json_report import count_kinds, render_json, summary_line
 from pragmadp.report.markdown import render_markdown
-from pragmadp.report.remarks import Kind, Location, Remark, Rule
+from pragmadp.report.remarks import CommandError, Kind, Location, Remark, Rule
 from pragmadp.report.render import write_report
 from pragmadp.report.sarif import render_sarif
 from pragmadp.report.terminal import render_terminal
@@ -165,7 +165,7 @@ def test_write_report_picks_format_by_extension(remarks, root, tmp_path, name, c
 
 
 def test_write_report_rejects_unknown_extension(remarks, root, tmp_path):
-    with pytest.raises(ValueError, match=r"\.sarif.*\.json.*\.md"):
+    with pytest.raises(CommandError, match=r"\.sarif.*\.json.*\.md"):
         write_report(str(tmp_path / "r.html"), remarks, VERSION, str(root))
     assert os.listdir(tmp_path) == []
 

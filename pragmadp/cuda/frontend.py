@@ -189,8 +189,7 @@ def parse(source: SourceFile) -> Unit:
     for pragma in found:
         pragma_node = _pragma_node(tree, pragma.span.start)
         if pragma_node is None:
-            raise source.error(rules.NOT_A_LAUNCH, f"'#pragma {pragma.family}' must be on a line of its own before "
-                               "the statement it annotates", pragma.span)
+            raise source.error(rules.NOT_A_LAUNCH, pragma.span, "own-line", family=pragma.family)
         unit.pdcc_pragmas.append(pragma_node)
         _bind(unit, pragma_node, pragma)
     return unit
@@ -201,9 +200,7 @@ def _refuse_lone_carriage_returns(source: SourceFile) -> None:
     not, so such a file is refused rather than read with its pragmas lost."""
     lone = _LONE_CR.search(source.data)
     if lone is not None:
-        raise source.error(rules.UNREADABLE_INPUT, "this file ends lines with a carriage return alone, which pdcc "
-                           "does not read", Span(lone.start(), lone.start() + 1),
-                           "convert its line ends to LF or CRLF (e.g. with 'dos2unix -c mac')")
+        raise source.error(rules.UNREADABLE_INPUT, Span(lone.start(), lone.start() + 1), "lone-carriage-return")
 
 
 _LONE_CR = re.compile(rb"\r(?!\n)")
@@ -365,39 +362,28 @@ def _bind(unit: Unit, pragma: Node, read: pragmas.Pragma) -> None:
     statement = _next_statement(pragma)
     if directive.family == "meld":
         if statement is None or statement.type != "if_statement":
-            raise unit.source.error(rules.NOT_AN_IF, "'#pragma meld' must be followed by an if/else statement",
-                                    unit.span(statement) if statement is not None else read.span)
+            raise unit.source.error(rules.NOT_AN_IF, unit.span(statement) if statement is not None else read.span,
+                                    "not-an-if")
         unit.meld_sites.append((directive, pragma, statement))
         return
     launch = unit.launch_of(statement) if statement is not None else None
     if launch is None and statement is not None and statement.type == "preproc_call" and \
             statement.start_byte in unit.pragma_at:
-        raise unit.source.error(rules.NOT_A_LAUNCH, "two '#pragma dp' lines before one launch; put all the clauses "
-                                "in one pragma", read.span, "e.g. '#pragma dp threshold(64) coarsen(2)'")
+        raise unit.source.error(rules.NOT_A_LAUNCH, read.span, "two-pragmas")
     if launch is None:
         where = unit.span(statement) if statement is not None else read.span
         if statement is not None and statement.has_error:
-            raise unit.source.error(rules.UNPARSABLE_REGION,
-                                    "cannot parse the statement annotated by '#pragma dp'; the file is left untouched",
-                                    _first_error(unit, statement))
-        raise unit.source.error(rules.NOT_A_LAUNCH, "'#pragma dp' must be followed by a kernel launch statement "
-                                "'kernel<<<grid, block>>>(args);'", where)
+            raise unit.source.error(rules.UNPARSABLE_REGION, _first_error(unit, statement), "statement")
+        raise unit.source.error(rules.NOT_A_LAUNCH, where, "no-launch")
     if launch.statement.has_error:
-        raise unit.source.error(rules.UNPARSABLE_REGION,
-                                "cannot parse the launch annotated by '#pragma dp'; the file is left untouched",
-                                _first_error(unit, launch.statement))
+        raise unit.source.error(rules.UNPARSABLE_REGION, _first_error(unit, launch.statement), "launch")
     if not launch.on_device:
         caller = launch.enclosing.name if launch.enclosing else "file scope"
-        raise unit.source.error(rules.HOST_LAUNCH,
-                                f"'#pragma dp' annotates a launch in host code ('{caller}'); pdcc rewrites launches "
-                                "made from __global__ or __device__ functions", unit.span(launch.call),
-                                "remove the pragma, or move the launch into a kernel")
+        raise unit.source.error(rules.HOST_LAUNCH, unit.span(launch.call), "host-code", caller=caller)
     assert launch.enclosing is not None   # on the device
     if "__host__" in launch.enclosing.qualifiers:
-        raise unit.source.error(rules.HOST_LAUNCH,
-                                f"'#pragma dp' annotates a launch in __host__ __device__ function "
-                                f"'{launch.enclosing.name}', which also runs on the host", unit.span(launch.call),
-                                "move the launch into a __global__ or __device__ function")
+        raise unit.source.error(rules.HOST_LAUNCH, unit.span(launch.call), "host-device",
+                                function=launch.enclosing.name)
     unit.sites.append(Site(directive, pragma, launch))
 
 

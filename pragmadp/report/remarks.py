@@ -2,11 +2,30 @@
 
 Every pass reports through `Remark` objects; every renderer (terminal, JSON, SARIF, Markdown) reads
 the same list, so what code review sees and what the terminal shows cannot disagree.
+
+Every text is rendered from named arguments (LLVM's `ore::NV`), and the arguments travel with the remark
+into the JSON and SARIF reports, so the sentence a person reads and the data a tool reads cannot disagree:
+
+- a remark's rule has one `message`, a format string; a remark may carry more arguments than its sentence
+  shows (data for tools only, e.g. the serial function's name);
+- an error's rule has `messages`, each a `Message` named for what went wrong: its text and its `= help:`
+  line, both format strings over the same arguments (a help line without data is simply one without
+  fields). The code that raises the error picks one by name:
+  `source.error(rules.BAD_VALUE, span, "out-of-range", value="70000", kind="coarsen", low=1, high=65536, macro=...)`.
+  An error's arguments are exactly the names its text and help use: one missing or one unused is a bug in
+  pdcc (KeyError). Where the sentence differs (a suggestion found or not), that is another message, never
+  an argument holding a piece of a sentence. A message with a help line alone is help known only later
+  (where PDCC900's reproducer went, which the command line adds).
+
+Errors in a source file are `PdccError`s (a located remark); errors of the pdcc command itself (its
+options, its report path, nvcc) are `CommandError`s, printed as `pdcc: error[ID]: ...`.
 """
 
 from __future__ import annotations
 
 import enum
+import string
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,18 +38,40 @@ class Kind(str, enum.Enum):
 
 
 @dataclass(frozen=True)
+class Message:
+    """One thing an error says: its text and its help line, format strings over the same named arguments."""
+
+    text: str
+    hint: str = ""
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The argument names the text and the help line use."""
+        return frozenset(name for template in (self.text, self.hint)
+                         for _, name, _, _ in string.Formatter().parse(template) if name is not None)
+
+    def render(self, args: Mapping[str, Any]) -> tuple[str, str]:
+        """The text and the help line with every argument in place; an argument missing or one the
+        message does not use is a bug in pdcc (KeyError)."""
+        extra = set(args) - self.names
+        if extra:
+            raise KeyError(f"arguments {sorted(extra)} are not used by {self.text!r}")
+        return self.text.format_map(args), self.hint.format_map(args)
+
+
+@dataclass(frozen=True)
 class Rule:
     """A stable rule id (kept across releases so SARIF baselines and CI filters keep working).
 
-    `message` is the remark's text as a format string over its named arguments (LLVM's `ore::NV`): a
-    remark of a rule with a message is always rendered from its arguments, so the text a person reads and
-    the data a tool reads cannot disagree.
+    `message` is a remark's text over its named arguments; `messages` are an error's texts, by name (see
+    the module docstring).
     """
 
     id: str
     name: str
     summary: str
     message: str = ""
+    messages: Mapping[str, Message] = field(default_factory=dict, hash=False)
 
     def render(self, args: dict[str, Any]) -> str:
         """The message with every argument in place (a missing one is a bug in pdcc: KeyError)."""
@@ -102,3 +143,23 @@ class PdccError(Exception):
     def __init__(self, remark: Remark):
         super().__init__(remark.message)
         self.remark = remark
+
+    @classmethod
+    def at(cls, rule: Rule, location: Location, message: str, /, **args: Any) -> PdccError:
+        """Error `message` of `rule` at `location`, with no source line shown (e.g. a whole file)."""
+        text, hint = rule.messages[message].render(args)
+        return cls(Remark(Kind.ERROR, rule, text, location, hint=hint, args=args))
+
+
+class CommandError(Exception):
+    """An error of the pdcc command itself, in no source file: error `message` of `rule` over `args`."""
+
+    def __init__(self, rule: Rule, message: str, /, **args: Any):
+        self.rule = rule
+        self.text, self.hint = rule.messages[message].render(args)
+        super().__init__(self.text)
+
+    def render_text(self) -> str:
+        """`pdcc: error[PDCC303]: message`, and the help line when there is one."""
+        help_line = f"\n  = help: {self.hint}" if self.hint else ""
+        return f"pdcc: error[{self.rule.id}]: {self.text}{help_line}"

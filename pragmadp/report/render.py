@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 from pragmadp.ir import Knob
 from pragmadp.report.json_report import render_json
 from pragmadp.report.markdown import render_markdown
-from pragmadp.report.remarks import Remark
+from pragmadp.report import rules
+from pragmadp.report.remarks import CommandError, Remark
 from pragmadp.report.sarif import render_sarif
 
 _Renderer = Callable[[Sequence[Remark], str, str, Sequence[Knob]], str]
@@ -39,8 +40,8 @@ def _renderer_for(path: str) -> _Renderer:
     for suffix, renderer in _RENDERERS:
         if name.endswith(suffix):
             return renderer
-    supported = ", ".join(suffix for suffix, _ in _RENDERERS)
-    raise ValueError(f"cannot tell the report format of '{path}': use one of the extensions {supported}")
+    raise CommandError(rules.OUTPUT_FAILED, "report-format", report=path,
+                       extensions=", ".join(suffix for suffix, _ in _RENDERERS))
 
 
 def _new_file_mode() -> int:
@@ -51,16 +52,16 @@ def _new_file_mode() -> int:
 
 
 def check_report_path(path: str) -> None:
-    """Raises ValueError, before anything is compiled, when `path` cannot take a report: an unknown
-    extension, a directory, or a folder that does not exist or cannot be written."""
+    """Raises a CommandError (PDCC304), before anything is compiled, when `path` cannot take a report: an
+    unknown extension, a directory, or a folder that does not exist or cannot be written."""
     _renderer_for(path)
     if os.path.isdir(path):
-        raise ValueError(f"'{path}' is a directory")
-    directory = os.path.dirname(os.path.abspath(path))
+        raise CommandError(rules.OUTPUT_FAILED, "report-is-directory", report=path)
+    directory, named = os.path.dirname(os.path.abspath(path)), os.path.dirname(path) or "."
     if not os.path.isdir(directory):
-        raise ValueError(f"directory '{os.path.dirname(path) or '.'}' does not exist")
+        raise CommandError(rules.OUTPUT_FAILED, "report-no-directory", report=path, directory=named)
     if not os.access(directory, os.W_OK | os.X_OK):
-        raise ValueError(f"directory '{os.path.dirname(path) or '.'}' is not writable")
+        raise CommandError(rules.OUTPUT_FAILED, "report-unwritable", report=path, directory=named)
 
 
 def write_atomically(path: str, data: bytes) -> None:
@@ -84,6 +85,6 @@ def write_atomically(path: str, data: bytes) -> None:
 def write_report(path: str, remarks: Sequence[Remark], tool_version: str, root_dir: str,
                  knobs: Sequence[Knob] = ()) -> None:
     """Render first, then write atomically, so a failure at any point leaves an existing report
-    untouched. Raises ValueError for an unknown extension, OSError when the file cannot be written."""
+    untouched. Raises CommandError for an unknown extension, OSError when the file cannot be written."""
     text = _renderer_for(path)(remarks, tool_version, root_dir, knobs)
     write_atomically(path, text.encode("utf-8"))

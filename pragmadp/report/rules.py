@@ -5,32 +5,106 @@ Ids never change meaning once released; add new ones at the end of their range.
 
 from __future__ import annotations
 
-from pragmadp.report.remarks import Rule
+from pragmadp.report.remarks import Message, Rule
 
 _WHY_NOT = "{reason}{outcome}"  # what stops a pass at a child, then what happens to the launch
 
 # --- errors in the pragma language (PDCC1xx) -------------------------------------------------
-PRAGMA_SYNTAX = Rule("PDCC100", "pragma-syntax", "The pragma text does not follow the pragma grammar.")
-UNKNOWN_CLAUSE = Rule("PDCC101", "unknown-clause", "The pragma names a clause that does not exist.")
-BAD_VALUE = Rule("PDCC102", "bad-clause-value", "A clause has a value of the wrong kind or range.")
-DUPLICATE_CLAUSE = Rule("PDCC103", "duplicate-clause", "A clause appears twice in one pragma.")
-CONFLICTING_CLAUSES = Rule("PDCC104", "conflicting-clauses", "Clauses that cannot be used together.")
+_INTEGER_HELP = ("an integer is a C integer literal below 2^64: decimal, octal (0200), hex (0x80) or binary (0b1), "
+                 "with u/l suffixes")
+PRAGMA_SYNTAX = Rule("PDCC100", "pragma-syntax", "The pragma text does not follow the pragma grammar.", messages={
+    "ends-early": Message("pragma ends too early; expected {expected}"),
+    "unexpected": Message("unexpected '{found}' in pragma; expected {expected}"),
+})
+UNKNOWN_CLAUSE = Rule("PDCC101", "unknown-clause", "The pragma names a clause that does not exist.", messages={
+    "unknown": Message("unknown clause '{clause}' in '#pragma {family}'", "known clauses: {known}"),
+    "unknown-suggested": Message("unknown clause '{clause}' in '#pragma {family}'; did you mean '{suggestion}'?",
+                                 "known clauses: {known}"),
+})
+BAD_VALUE = Rule("PDCC102", "bad-clause-value", "A clause has a value of the wrong kind or range.", messages={
+    "keyword": Message("'{value}' is a C++ keyword or type name, not a macro name",
+                       "give a number or the name of a macro you define (-DNAME=...)"),
+    "not-non-negative": Message("'{clause}' takes a non-negative integer or a macro name, not '{value}'", _INTEGER_HELP),
+    "below-minimum": Message("'{clause}' takes an integer >= {minimum} or a macro name, not '{value}'", _INTEGER_HELP),
+    "out-of-range": Message("{value} is outside the range of {kind} values pdcc accepts, {low} to {high}",
+                            "the value becomes {macro}"),
+    "not-a-fraction": Message("'meld {clause}' takes a profitability between 0 and 1, not '{value}'"),
+    "granularity": Message("unknown granularity '{granularity}' in 'consldt'", "use warp, block, multiblock(K) or grid"),
+    "granularity-suggested": Message("unknown granularity '{granularity}' in 'consldt'", "did you mean '{suggestion}'?"),
+    "multiblock-count": Message("'multiblock' needs the number of blocks per group, e.g. multiblock(8)"),
+    "granularity-argument": Message("granularity '{granularity}' takes no argument"),
+    "buffer-kind": Message("unknown buffer kind '{kind}'", "use pool (or default) or malloc"),
+    "buffer-kind-suggested": Message("unknown buffer kind '{kind}'", "did you mean '{suggestion}'?"),
+})
+DUPLICATE_CLAUSE = Rule("PDCC103", "duplicate-clause", "A clause appears twice in one pragma.", messages={
+    "duplicate": Message("duplicate clause '{clause}'", "first given at column {first_column}; remove one"),
+})
+CONFLICTING_CLAUSES = Rule("PDCC104", "conflicting-clauses", "Clauses that cannot be used together.", messages={
+    "no-clause": Message("'#pragma dp' needs at least one clause, or 'off'", "e.g. '#pragma dp threshold(128)'"),
+    "off-with-clauses": Message("'off' cannot be combined with other clauses"),
+    "needs-consldt": Message("'{clause}' needs a 'consldt(...)' clause in the same pragma"),
+    "agg-threshold-granularity": Message("'agg_threshold' applies to warp and block groups only, not '{granularity}'",
+                                         "a multiblock or grid group cannot count its parents before it launches"),
+})
 
 # --- errors binding pragmas to code (PDCC2xx) ------------------------------------------------
 NOT_A_LAUNCH = Rule("PDCC201", "pragma-not-before-launch",
-                    "A '#pragma dp' is not followed by a device-side kernel launch statement.")
+                    "A '#pragma dp' is not followed by a device-side kernel launch statement.", messages={
+    "own-line": Message("'#pragma {family}' must be on a line of its own before the statement it annotates"),
+    "two-pragmas": Message("two '#pragma dp' lines before one launch; put all the clauses in one pragma",
+                           "e.g. '#pragma dp threshold(64) coarsen(2)'"),
+    "no-launch": Message("'#pragma dp' must be followed by a kernel launch statement 'kernel<<<grid, block>>>(args);'"),
+})
 HOST_LAUNCH = Rule("PDCC202", "pragma-on-host-launch",
-                   "A '#pragma dp' annotates a launch in host code; only device-side launches are rewritten.")
+                   "A '#pragma dp' annotates a launch in host code; only device-side launches are rewritten.", messages={
+    "host-code": Message("'#pragma dp' annotates a launch in host code ('{caller}'); pdcc rewrites launches made from "
+                         "__global__ or __device__ functions", "remove the pragma, or move the launch into a kernel"),
+    "host-device": Message("'#pragma dp' annotates a launch in __host__ __device__ function '{function}', which also "
+                           "runs on the host", "move the launch into a __global__ or __device__ function"),
+})
 UNPARSABLE_REGION = Rule("PDCC203", "unparsable-region",
-                         "The annotated code could not be parsed, so it cannot be rewritten safely.")
-NOT_AN_IF = Rule("PDCC204", "pragma-not-before-if", "A '#pragma meld' is not followed by an if/else statement.")
+                         "The annotated code could not be parsed, so it cannot be rewritten safely.", messages={
+    "statement": Message("cannot parse the statement annotated by '#pragma dp'; the file is left untouched"),
+    "launch": Message("cannot parse the launch annotated by '#pragma dp'; the file is left untouched"),
+})
+NOT_AN_IF = Rule("PDCC204", "pragma-not-before-if", "A '#pragma meld' is not followed by an if/else statement.", messages={
+    "not-an-if": Message("'#pragma meld' must be followed by an if/else statement"),
+})
 
 # --- errors with inputs and the toolchain (PDCC3xx) ------------------------------------------
-UNREADABLE_INPUT = Rule("PDCC301", "unreadable-input", "An input file cannot be read or is not text.")
-NVCC_NOT_FOUND = Rule("PDCC302", "nvcc-not-found", "The nvcc compiler could not be found.")
-BAD_COMMAND_LINE = Rule("PDCC303", "bad-command-line", "A pdcc option is malformed.")
-OUTPUT_FAILED = Rule("PDCC304", "output-failed", "A file pdcc writes (emitted source, report) could not be written.")
-NVCC_KILLED = Rule("PDCC305", "nvcc-killed", "nvcc was killed by a signal; pdcc exits with 128 + the signal number.")
+# `reason` is what the operating system said (strerror).
+UNREADABLE_INPUT = Rule("PDCC301", "unreadable-input", "An input file cannot be read or is not text.", messages={
+    "unreadable": Message("cannot read input file: {reason}"),
+    "not-utf8": Message("input file is not UTF-8 text"),
+    "nul-bytes": Message("input file contains NUL bytes; is it a binary?"),
+    "lone-carriage-return": Message("this file ends lines with a carriage return alone, which pdcc does not read",
+                                    "convert its line ends to LF or CRLF (e.g. with 'dos2unix -c mac')"),
+})
+NVCC_NOT_FOUND = Rule("PDCC302", "nvcc-not-found", "The nvcc compiler could not be found.", messages={
+    "not-found": Message("cannot find nvcc ('{compiler}'); put it on PATH or set PDCC_NVCC"),
+})
+BAD_COMMAND_LINE = Rule("PDCC303", "bad-command-line", "A pdcc option is malformed.", messages={
+    "needs-value": Message("{option} needs a value"),
+    "auto-file": Message("cannot read --auto clause file '{path}': {reason}"),
+})
+OUTPUT_FAILED = Rule("PDCC304", "output-failed",
+                     "A file pdcc writes (emitted source, report) could not be written.", messages={
+    "temporary-directory": Message("no writable temporary directory for pdcc's copy of '{input}': {reason}; set TMPDIR "
+                                   "to a writable directory"),
+    "temporary-copy": Message("cannot write pdcc's temporary copy of '{input}' in '{directory}': {reason}; free some "
+                              "space or set TMPDIR to another directory"),
+    "emit-over-input": Message("--emit {directory} would overwrite the input '{input}'; choose another directory"),
+    "emit": Message("cannot write '{path}': {reason}"),
+    "dependency-file": Message("cannot rewrite the dependency file '{path}': {reason}"),
+    "report": Message("cannot write report '{report}': {reason}"),
+    "report-format": Message("cannot write report '{report}': cannot tell the report format of '{report}': use one of "
+                             "the extensions {extensions}"),
+    "report-is-directory": Message("cannot write report '{report}': '{report}' is a directory"),
+    "report-no-directory": Message("cannot write report '{report}': directory '{directory}' does not exist"),
+    "report-unwritable": Message("cannot write report '{report}': directory '{directory}' is not writable"),
+})
+NVCC_KILLED = Rule("PDCC305", "nvcc-killed", "nvcc was killed by a signal; pdcc exits with 128 + the signal number.",
+                   messages={"killed": Message("nvcc was killed by signal {signal}")})
 
 # --- threshold pass (PDCC5xx) ----------------------------------------------------------------
 THRESHOLD_APPLIED = Rule("PDCC500", "threshold-applied",
@@ -99,7 +173,8 @@ LAUNCH_BOUNDS = Rule("PDCC530", "launch-bounds-added",
 
 # --- the build (PDCC7xx) ---------------------------------------------------------------------
 RDC_ADDED = Rule("PDCC700", "rdc-added",
-                 "The result launches kernels from the device; -rdc=true (and -lcudadevrt when linking) was added.")
+                 "The result launches kernels from the device; -rdc=true (and -lcudadevrt when linking) was added.",
+                 "added {flags}: this code launches kernels from the device")
 
 # --- meld pass (PDCC8xx) -------------------------------------------------------------------------
 MELD_APPLIED = Rule("PDCC800", "meld-applied",
@@ -139,7 +214,18 @@ MELD_AUTO = Rule("PDCC804", "meld-candidate",
                  "divergent branch considered under --auto{why}")
 
 # --- pdcc itself (PDCC9xx) ----------------------------------------------------------------------
+# `cause` is the exception in one line. The help is added by the command once it has written the reproducer
+# (or failed to): messages with a help line alone.
 INTERNAL_ERROR = Rule("PDCC900", "internal-error",
-                      "pdcc failed on this input: a bug in pdcc. A reproducer is written for the report.")
+                      "pdcc failed on this input: a bug in pdcc. A reproducer is written for the report.", messages={
+    "pass-site": Message("internal error in pass {pass_name} at this site: {cause}"),
+    "pass-file": Message("internal error in pass {pass_name} on this file: {cause}"),
+    "site": Message("internal error in pdcc at this site: {cause}"),
+    "file": Message("internal error in pdcc on this file: {cause}"),
+    "command": Message("internal error in pdcc: {cause}"),
+    "reproducer": Message("", "this is a bug in pdcc, not in your code; please report it with the reproducer in "
+                              "'{reproducer}' ({files})"),
+    "no-reproducer": Message("", "this is a bug in pdcc, not in your code; no reproducer could be written ({reasons})"),
+})
 
 ALL_RULES = [value for value in list(globals().values()) if isinstance(value, Rule)]

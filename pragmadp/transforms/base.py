@@ -167,9 +167,8 @@ class Context:
         65536 would reach the runtime as 0)."""
         number = written.number() if written is not None else None
         if written is not None and isinstance(number, int) and not knob.domain[0] <= number <= knob.domain[1]:
-            raise self.source.error(rules.BAD_VALUE, f"{written.text} is outside the range of {knob.kind} values "
-                                    f"pdcc accepts, {knob.domain[0]} to {knob.domain[1]}", written.span,
-                                    f"the value becomes {knob.macro}")
+            raise self.source.error(rules.BAD_VALUE, written.span, "out-of-range", value=written.text, kind=knob.kind,
+                                    low=knob.domain[0], high=knob.domain[1], macro=knob.macro)
         self.place_before(function, knob)
         return knob
 
