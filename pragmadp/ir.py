@@ -61,6 +61,19 @@ class Lambda(c_ast.Node):
         return ()
 
 
+class DeclarationExpr(c_ast.Node):
+    """The declaration that starts a `for` loop (`int k = 0`), where C puts an expression or a declaration."""
+
+    __slots__ = ("declaration", "coord", "__weakref__")
+    attr_names = ()
+
+    def __init__(self, declaration: "Declaration"):
+        self.declaration, self.coord = declaration, None
+
+    def children(self):
+        return ()
+
+
 Expr: TypeAlias = c_ast.Node
 
 

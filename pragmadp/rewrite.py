@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pragmadp import ir
 from pragmadp.cgen import printer
 from pragmadp.cuda import pragmas
-from pragmadp.cuda.frontend import Function, Node, Site, Unit, kernel_call_syntax, required, walk
+from pragmadp.cuda.frontend import Function, Node, Site, Unit, enclosing_function, kernel_call_syntax, required, walk
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark
 from pragmadp.source import EditBuffer, Generated, Rope, Span
-from pragmadp.transforms import aggregate, coarsen, threshold
+from pragmadp.transforms import aggregate, coarsen, meld, threshold
 from pragmadp.transforms import child as children
 from pragmadp.transforms import site as sites
 from pragmadp.transforms.base import Applied, Context, SitePlan
@@ -47,7 +47,7 @@ def rewrite(unit: Unit) -> Rewritten:
         context.site = site
         replacement = _site(context, site, result)
         if replacement is not None:
-            _replace_statement(edits, site, replacement)
+            _replace_statement(edits, site.launch.statement, replacement)
             for kernel in _kernels_running(unit, site.parent):
                 rewritten.setdefault(kernel.node, (kernel, site))
     context.site, context.pass_name = None, ""
@@ -62,13 +62,35 @@ def rewrite(unit: Unit) -> Rewritten:
     for pragma in unit.pdcc_pragmas:
         _comment_out(edits, unit, pragma)
     result.remarks += pragmas.unread_pragmas(unit.source)
-    for _directive, _pragma, statement in unit.meld_sites:
-        context.pass_name = "meld"
-        result.remarks.append(context.remark(Kind.MISSED, rules.CLAUSE_NOT_SUPPORTED,
-                                             Span(statement.start_byte, statement.start_byte + 2),
-                                             construct="'#pragma meld'", outcome="the if/else is left as written"))
+    _meld(context, edits, result)
     result.text = edits.render()
     return result
+
+
+def _meld(context: Context, edits: EditBuffer, result: Rewritten) -> None:
+    """Each `#pragma meld` if/else through the meld pass; one inside an if that melded goes with it."""
+    unit = context.unit
+    melded: list[Node] = []
+    numbers: dict[str, int] = {}
+    for directive, _pragma, statement in sorted(unit.meld_sites, key=lambda s: s[2].start_byte):
+        function = enclosing_function(unit, statement)
+        context.pass_name = meld.NAME
+        if function is None or not function.runs_on_device:
+            result.remarks.append(context.remark(Kind.MISSED, rules.MELD_UNSUPPORTED, Span(statement.start_byte,
+                                  statement.start_byte + 2), reason="the if/else is in host code; pdcc melds branches "
+                                  "of __global__ and __device__ functions", outcome=""))
+            continue
+        outer = next((m for m in melded if m.start_byte <= statement.start_byte < m.end_byte), None)
+        if outer is not None:
+            continue  # its branches are part of the melded if around it
+        number = numbers[function.name] = numbers.get(function.name, -1) + 1
+        outcome = meld.plan(meld.MeldSite(directive, statement, function, f"{function.name}_{number}"), context)
+        result.remarks += outcome.remarks
+        if isinstance(outcome, Applied):
+            result.knobs += outcome.knobs
+            melded.append(statement)
+            _replace_statement(edits, statement, outcome.code)
+    context.pass_name = ""
 
 
 def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:
@@ -180,9 +202,8 @@ _MAX_THREADS = coarsen.MAX_THREADS
 _SETTINGS = ("agg_threshold", "buffer", "work")  # clauses that configure a pass rather than ask for one
 
 
-def _replace_statement(edits: EditBuffer, site: Site, code: ir.Stmt) -> None:
-    """Swaps the launch statement (whole lines when it has them to itself) for the generated block."""
-    source = site.launch.statement
+def _replace_statement(edits: EditBuffer, source: Node, code: ir.Stmt) -> None:
+    """Swaps a statement (whole lines when it has them to itself) for the generated block."""
     data = edits.source.data
     start, end = source.start_byte, source.end_byte
     line_start = edits.source.line_start(start)

@@ -38,7 +38,17 @@ class CudaGenerator(c_generator.CGenerator):
         return head + " {" + "".join(f"\n{line}" for line in lines) + "\n}"
 
     def visit_Cast(self, n: c_ast.Cast) -> str:
-        return "(" + self._generate_type(n.to_type, emit_declname=False) + ")" + self._operand(n.expr, _UNARY)
+        """`(T)e`; the type is pycparser's or the user's text (a cast lifted from CUDA)."""
+        written = n.to_type.text if isinstance(n.to_type, ir.Verbatim) else \
+            self._generate_type(n.to_type, emit_declname=False)
+        return "(" + written + ")" + self._operand(n.expr, _UNARY)
+
+    def visit_TernaryOp(self, n: c_ast.TernaryOp) -> str:
+        """`c ? a : b` with parentheses only around a conditional or an assignment inside it."""
+        return f"{self._operand(n.cond, 0)} ? {self._operand(n.iftrue, 0)} : {self._operand(n.iffalse, 0)}"
+
+    def visit_DeclarationExpr(self, n: ir.DeclarationExpr) -> str:
+        return declaration_text(n.declaration)
 
     def visit_BinaryOp(self, n: c_ast.BinaryOp) -> str:
         """Parentheses only where C's precedence needs them (left-associative operators)."""
@@ -83,6 +93,15 @@ def expression(node: ir.Expr) -> str:
     return _GENERATOR.visit(node)
 
 
+def declaration_text(node: ir.Declaration) -> str:
+    """`type name = init` (or `type name(init)`), without the `;`."""
+    if node.direct:
+        init = f"({expression(node.init)})"
+    else:
+        init = f" = {expression(node.init)}" if node.init is not None else ""
+    return (f"{node.type} {node.name}" if node.type else node.name) + init
+
+
 def _trailing(comment: str, after_code: bool = False) -> str:
     """A comment on the line: two spaces after a statement's `;`, one after a `{` or a header."""
     return f"{'  ' if after_code else ' '}// {comment}" if comment else ""
@@ -94,12 +113,7 @@ def statement_lines(node: ir.Stmt, indent: str = "") -> list[str]:
     if isinstance(node, ir.Comment):
         return [f"{indent}// {node.text}"]
     if isinstance(node, ir.Declaration):
-        if node.direct:
-            init = f"({expression(node.init)})"
-        else:
-            init = f" = {expression(node.init)}" if node.init is not None else ""
-        declared = f"{node.type} {node.name}" if node.type else node.name
-        return [f"{indent}{declared}{init};{_trailing(node.comment, after_code=True)}"]
+        return [f"{indent}{declaration_text(node)};{_trailing(node.comment, after_code=True)}"]
     if isinstance(node, ir.ExprStmt) and isinstance(node.expr, ir.KernelCall):  # pdcc marks its launches
         return [f"{indent}{expression(node.expr)}; {GENERATED_MARK}"]
     if isinstance(node, ir.ExprStmt):

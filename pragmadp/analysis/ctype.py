@@ -1,0 +1,242 @@
+"""The C types of a function's names and expressions, as far as melding needs them.
+
+A select `c ? a : b` converts both operands to a common type, which is only harmless when `a` and `b`
+already have the same type (an `int` chosen against a `float` comes back rounded). So melding selects
+between two operands only when this analysis proves their types equal; where it cannot tell (a struct
+member, an unknown call), the two statements stay apart. It also says which names live in shared memory
+(a select between a shared and a global address is refused) and which are volatile.
+
+Types are normalised strings (`float`, `unsigned int`, `float*`): qualifiers of the value dropped,
+arrays decayed to pointers, as an rvalue sees them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pycparser import c_ast
+
+from pragmadp import ir
+from pragmadp.cuda.frontend import Node, Unit, walk
+
+_DROPPED = re.compile(r"\b(const|__restrict__|__restrict|restrict|register|static|__shared__|__device__|"
+                      r"__constant__|__managed__|extern|volatile)\b")
+_ARITHMETIC_RANK = ["bool", "char", "signed char", "unsigned char", "short", "unsigned short", "int",
+                    "unsigned int", "long", "unsigned long", "long long", "unsigned long long", "float", "double"]
+_SPELLINGS = {"unsigned": "unsigned int", "signed": "int", "signed int": "int", "long int": "long",
+              "unsigned long int": "unsigned long", "long long int": "long long", "short int": "short",
+              "unsigned long long int": "unsigned long long", "size_t": "unsigned long"}
+_BUILTIN_VECTORS = {"threadIdx": "unsigned int", "blockIdx": "unsigned int", "blockDim": "unsigned int",
+                    "gridDim": "unsigned int"}
+_FLOAT_MATH = {"sqrtf", "expf", "logf", "sinf", "cosf", "fabsf", "fminf", "fmaxf", "powf", "rsqrtf", "floorf",
+               "ceilf", "__expf", "__logf", "__sinf", "__cosf", "__fdividef", "exp2f", "log2f", "tanhf"}
+_DOUBLE_MATH = {"sqrt", "exp", "log", "sin", "cos", "fabs", "fmin", "fmax", "pow", "rsqrt", "floor", "ceil"}
+_SAME_AS_ARGUMENTS = {"min", "max", "abs"}
+
+
+def normalise(written: str) -> str:
+    """`float *__restrict__ const` -> `float*`; `const float *` -> `const float*` (what a pointer points
+    to keeps its qualifiers: a select must not drop them); `unsigned` -> `unsigned int`."""
+    head, star, _ = written.partition("*")
+    stars = written.count("*")
+    pointee = " ".join(re.findall(r"\b(?:const|volatile)\b", head)) if star else ""
+    base = " ".join(_DROPPED.sub(" ", head).replace("&", " ").split())
+    return (pointee + " " if pointee else "") + _SPELLINGS.get(base, base) + "*" * stars
+
+
+@dataclass
+class Types:
+    """What one function's names are: their types, and which are shared or volatile."""
+
+    names: dict[str, str | None] = field(default_factory=dict)   # None: declared twice with different types
+    shared: set[str] = field(default_factory=set)
+    volatile: set[str] = field(default_factory=set)
+    returns: dict[str, str] = field(default_factory=dict)        # device functions of the file -> return type
+
+    def declare(self, name: str, written: str) -> None:
+        kind = normalise(written)
+        self.names[name] = kind if self.names.get(name, kind) == kind else None
+        if re.search(r"\b__shared__\b", written):
+            self.shared.add(name)
+        if re.search(r"\bvolatile\b", written):
+            self.volatile.add(name)
+
+    def of(self, expr: c_ast.Node) -> str | None:
+        """The expression's type, or None when this analysis cannot tell."""
+        if isinstance(expr, c_ast.ID):
+            return self.names.get(expr.name) or ("bool" if expr.name in ("true", "false") else None)
+        if isinstance(expr, c_ast.Constant):
+            return _literal(expr)
+        if isinstance(expr, c_ast.ArrayRef):
+            return _pointee(self.of(expr.name))
+        if isinstance(expr, c_ast.UnaryOp):
+            inner = self.of(expr.expr)
+            if expr.op == "*":
+                return _pointee(inner)
+            if expr.op == "&":
+                return inner + "*" if inner else None
+            if expr.op == "!":
+                return "bool"
+            return _promote(inner) if expr.op in ("-", "+", "~") else inner
+        if isinstance(expr, c_ast.StructRef):
+            base = expr.name
+            if isinstance(base, c_ast.ID) and base.name in _BUILTIN_VECTORS:
+                return _BUILTIN_VECTORS[base.name]
+            return None
+        if isinstance(expr, c_ast.BinaryOp):
+            return _binary(expr.op, self.of(expr.left), self.of(expr.right))
+        if isinstance(expr, c_ast.Assignment):
+            return self.of(expr.lvalue)
+        if isinstance(expr, c_ast.TernaryOp):
+            left, right = self.of(expr.iftrue), self.of(expr.iffalse)
+            return left if left == right else None
+        if isinstance(expr, c_ast.Cast) and isinstance(expr.to_type, ir.Verbatim):
+            return normalise(expr.to_type.text)
+        if isinstance(expr, c_ast.FuncCall) and isinstance(expr.name, c_ast.ID):
+            return self._call(expr.name.name, expr.args.exprs if expr.args else [])
+        return None
+
+    def space(self, expr: c_ast.Node) -> str:
+        """'shared' when the address or value comes from a `__shared__` name, else 'other'."""
+        return "shared" if any(isinstance(n, c_ast.ID) and n.name in self.shared for n in _nodes(expr)) else "other"
+
+    def _call(self, name: str, arguments: list[c_ast.Node]) -> str | None:
+        cast = re.fullmatch(r"(?:static_cast|reinterpret_cast|const_cast)\s*<(.+)>", name)
+        if cast:
+            return normalise(cast.group(1))
+        if name in _FLOAT_MATH:
+            return "float"
+        if name in _DOUBLE_MATH and all(self.of(a) == "double" for a in arguments):
+            return "double"
+        if name in _SAME_AS_ARGUMENTS and arguments:
+            kinds = {self.of(a) for a in arguments}
+            return kinds.pop() if len(kinds) == 1 else None
+        return self.returns.get(name)
+
+
+def of_function(unit: Unit, function: Node) -> Types:
+    """The types of the names a function (its definition node) declares, parameters and locals, and the
+    file's device variables; a provider for `unit.analysis`, computed once per function."""
+    types = Types()
+    types.returns = dict(unit.analysis(_return_types))
+    types.names.update(unit.analysis(_integer_macros))
+    for name, written in unit.analysis(_file_variables):
+        types.declare(name, written)
+    for node in walk(function):
+        if node.type in ("parameter_declaration", "declaration"):
+            _declare(unit, types, node)
+    return types
+
+
+def _declare(unit: Unit, types: Types, node: Node) -> None:
+    kind = node.child_by_field_name("type")
+    if kind is None:
+        return
+    base = unit.source.data[node.start_byte:kind.end_byte].decode()
+    for declarator in node.children_by_field_name("declarator"):
+        name, stars = _declared(declarator)
+        if name is not None:
+            types.declare(unit.text(name), base + "*" * stars)
+
+
+def _declared(declarator: Node) -> tuple[Node | None, int]:
+    """The declared identifier and how many pointer (or array) levels wrap it; None for a reference or
+    a function declarator, whose type this analysis does not follow."""
+    stars = 0
+    while declarator.type != "identifier":
+        if declarator.type in ("pointer_declarator", "array_declarator"):
+            stars += 1
+        elif declarator.type != "init_declarator":
+            return None, 0
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:
+            return None, 0
+        declarator = inner
+    return declarator, stars
+
+
+def _file_variables(unit: Unit) -> list[tuple[str, str]]:
+    """Variables at namespace scope (`__device__ float table[64];`, `__shared__` externs)."""
+    found = []
+    for node in unit.tree.root_node.named_children:
+        kind = node.child_by_field_name("type") if node.type == "declaration" else None
+        if kind is None:
+            continue
+        base = unit.source.data[node.start_byte:kind.end_byte].decode()
+        for declarator in node.children_by_field_name("declarator"):
+            name, stars = _declared(declarator)
+            if name is not None:
+                found.append((unit.text(name), base + "*" * stars))
+    return found
+
+
+def _integer_macros(unit: Unit) -> dict[str, str | None]:
+    """`#define BS 16`: object-like macros whose value is an integer literal have its type."""
+    found: dict[str, str | None] = {}
+    for node in walk(unit.tree.root_node):
+        if node.type == "preproc_def":
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            if name is not None and value is not None and re.fullmatch(r"\s*\(?\s*\d+[uUlL]*\s*\)?\s*", unit.text(value)):
+                kind = _literal(c_ast.Constant("number", unit.text(value).strip(" ()")))
+                found[unit.text(name)] = kind if found.get(unit.text(name), kind) == kind else None
+    return found
+
+
+def _return_types(unit: Unit) -> dict[str, str]:
+    """The return type of each function of the file (one definition per name; overloads are left out)."""
+    found: dict[str, str | None] = {}
+    for function in unit.functions:
+        kind = function.node.child_by_field_name("type")
+        if kind is not None:
+            written = normalise(unit.text(kind))
+            found[function.name] = written if found.get(function.name, written) == written else None
+    return {name: kind for name, kind in found.items() if kind is not None}
+
+
+def _literal(constant: c_ast.Constant) -> str | None:
+    text = constant.value.lower()
+    if constant.type == "char":
+        return "char"
+    if constant.type != "number":
+        return None
+    hexadecimal = text.startswith("0x")
+    if not hexadecimal and ("." in text or "e" in text) or hexadecimal and "p" in text:
+        return "float" if text.endswith("f") else "double"
+    suffix = re.search(r"[ul]*$", text).group(0)  # type: ignore[union-attr]
+    return {"": "int", "u": "unsigned int", "l": "long", "ul": "unsigned long", "lu": "unsigned long",
+            "ll": "long long", "ull": "unsigned long long", "llu": "unsigned long long"}.get(suffix)
+
+
+def _pointee(kind: str | None) -> str | None:
+    return kind[:-1] if kind and kind.endswith("*") else None
+
+
+def _promote(kind: str | None) -> str | None:
+    if kind in ("bool", "char", "signed char", "unsigned char", "short", "unsigned short"):
+        return "int"
+    return kind
+
+
+def _binary(op: str, left: str | None, right: str | None) -> str | None:
+    """C's usual arithmetic conversions (and pointer arithmetic) for the types this analysis knows."""
+    if op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
+        return "bool"
+    if left is None or right is None:
+        return None
+    if op in ("<<", ">>"):
+        return _promote(left)
+    if left.endswith("*") or right.endswith("*"):
+        if op == "-" and left.endswith("*") and right.endswith("*"):
+            return "long"
+        return left if left.endswith("*") else right if op == "+" else None
+    left, right = _promote(left), _promote(right)
+    if left not in _ARITHMETIC_RANK or right not in _ARITHMETIC_RANK:
+        return left if left == right else None
+    return max(left, right, key=_ARITHMETIC_RANK.index)
+
+
+def _nodes(expr: c_ast.Node):
+    yield expr
+    for _, child in expr.children():
+        yield from _nodes(child)

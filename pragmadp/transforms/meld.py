@@ -1,0 +1,970 @@
+"""Control-flow melding (seed 004, DARM) at source level: `#pragma meld [threshold(X)]` before an if/else.
+
+When the threads of a warp disagree on a branch, the warp runs both sides one after the other. If the
+two sides do similar work, melding runs that work once for all threads:
+
+    #pragma meld                                   {  // pdcc: meld site sort_0: ...
+    if ((tid & k) == 0) {                            const bool pdcc_then = (tid & k) == 0;
+      if (s[tid] > s[ixj]) swap(s, tid, ixj);        if (pdcc_then ? s[tid] > s[ixj] : s[tid] < s[ixj])
+    } else {                                           swap(s, tid, ixj);
+      if (s[tid] < s[ixj]) swap(s, tid, ixj);      }
+    }
+
+The two sides' statements are aligned with Smith-Waterman, each pair scored by what melding it saves
+(DARM's costs, `analysis.alignment`); nested `if`s and loops meld when their shapes match, and a
+statement may meld into a nested `if` of the other side (region replication: that `if` is made to take
+the melded path for the other side's threads). Operands that differ become selects on the condition,
+evaluated once into a named temporary where that cannot change what is evaluated when; loads and stores
+meld by selecting the address, never by evaluating both sides; calls meld only with the same callee.
+Declarations are hoisted to the top of the melded block (renamed where the other side uses the name);
+statements left unaligned stay guarded, `if (pdcc_then) {...}` / `if (!pdcc_then) {...}`. A select is
+only made between operands of provably equal types (`analysis.ctype`): a C select converts both to a
+common type. The site melds when the profitability (saved latency over the latency of both sides, at
+most 0.5) reaches the threshold, default 0.2 (knob `PDCC_MELD_THRESHOLD_<site>`, read by pdcc).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from pycparser import c_ast
+
+from pragmadp import ir
+from pragmadp.analysis import alignment, ctype, divergence
+from pragmadp.analysis.alignment import cost, own_cost
+from pragmadp.cgen import printer
+from pragmadp.cuda import lift
+from pragmadp.cuda.frontend import Function, Node, Unit, walk
+from pragmadp.directives import Directive, MeldThreshold
+from pragmadp.report import rules
+from pragmadp.report.remarks import Kind, Remark, Rule
+from pragmadp.source import Span
+from pragmadp.transforms.base import Applied, Context, Missed
+
+NAME = "meld"
+CLAUSE = MeldThreshold
+RULES = (rules.MELD_APPLIED, rules.MELD_ALIGNMENT, rules.MELD_UNPROFITABLE, rules.MELD_UNIFORM, rules.MELD_BARRIER,
+         rules.MELD_WARP, rules.MELD_COOPERATIVE, rules.MELD_JUMP, rules.MELD_ATOMIC, rules.MELD_ADDRESS_SPACE,
+         rules.MELD_UNSUPPORTED)
+DEFAULT_THRESHOLD = 0.2
+GAP = alignment.OTHER   # an unaligned statement costs a guard
+
+_BARRIERS = {"__syncthreads", "__syncwarp", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
+             "__barrier_sync", "__threadfence_block"}
+_WARP = re.compile(r"^__(shfl|ballot|any|all|activemask|match|reduce|vote)")
+_COOPERATIVE = re.compile(r"cooperative_groups|\bcg::|this_thread_block|tiled_partition|this_grid|coalesced_threads")
+_LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
+
+
+@dataclass(frozen=True)
+class MeldSite:
+    """A `#pragma meld` bound to its if statement."""
+
+    directive: Directive
+    statement: Node          # the if_statement
+    function: Function
+    name: str                # e.g. sort_0: the suffix of the site's knob
+
+    @property
+    def macro(self) -> str:
+        return f"PDCC_MELD_THRESHOLD_{self.name}"
+
+
+def plan(site: MeldSite, context: Context) -> Applied | Missed:
+    """The melded block for the site's if/else, or why it stays as written."""
+    unit = context.unit
+    refused = _refusal(unit, site.statement)
+    if refused is not None:
+        rule, node, reason = refused
+        return Missed((_remark(context, site, Kind.MISSED, rule, unit.span(node), reason=reason,
+                                outcome="; the if/else is left as written"),))
+    condition = site.statement.child_by_field_name("condition")
+    assert condition is not None   # an if_statement has one
+    why = unit.analysis(divergence.of_function, site.function.node).why(unit, condition)
+    if why is None:
+        return Missed((_remark(context, site, Kind.ANALYSIS, rules.MELD_UNIFORM, unit.span(condition),
+                               condition=_short(unit.text(condition).strip("() ")),
+                               why="it reads only parameters, constants and block-wide values"),))
+    lifted = lift.statement(unit, site.statement, trees=True)
+    if not isinstance(lifted, ir.If):
+        return Missed((_remark(context, site, Kind.MISSED, rules.MELD_UNSUPPORTED, unit.span(condition),
+                               reason="the condition declares a variable, which pdcc does not meld",
+                               outcome="; the if/else is left as written"),))
+    melder = Melder(unit.analysis(ctype.of_function, site.function.node), _names(unit, site.function))
+    try:
+        melded = melder.region(lifted)
+    except Refused as refusal:
+        return Missed((_remark(context, site, Kind.MISSED, refusal.rule, unit.span(site.statement),
+                               reason=refusal.reason, outcome="; the if/else is left as written"),))
+    threshold = _threshold(site)
+    total = cost(lifted.then) + cost(lifted.orelse)
+    score = melded.stats.saved / total if total else 0.0
+    span = Span(site.statement.start_byte, site.statement.start_byte + 2)
+    pairs = "; ".join(melded.stats.pairs) or "no statements"
+    alignment_remark = _remark(context, site, Kind.ANALYSIS, rules.MELD_ALIGNMENT, span, pairs=pairs)
+    knob = ir.Knob(site.macro, _format(threshold), "meld_threshold", (0, 1))
+    if score < threshold or not melded.stats.aligned:
+        why_not = "" if melded.stats.aligned else ": no statements of the two sides can be melded"
+        if melder.blocked and not melded.stats.aligned:
+            return Missed((_remark(context, site, Kind.MISSED, rules.MELD_ADDRESS_SPACE, span,
+                                   reason=melder.blocked, outcome="; the if/else is left as written"),))
+        return Missed((alignment_remark, _remark(context, site, Kind.MISSED, rules.MELD_UNPROFITABLE, span,
+                                                 score=f"{score:.2f}", macro=site.macro,
+                                                 threshold=_format(threshold), why=why_not)))
+    stats = melded.stats
+    applied = _remark(context, site, Kind.APPLIED, rules.MELD_APPLIED, span, aligned=stats.aligned,
+                      statements=stats.statements, score=f"{score:.2f}", macro=site.macro,
+                      threshold=_format(threshold), selects=stats.selects, guarded=stats.guarded)
+    summary = f"meld site {site.name}: profitability {score:.2f}, {stats.aligned} of {stats.statements} " \
+              f"statements melded, {stats.selects} selects"
+    return Applied(dataclasses.replace(melded.code, comment=summary), "melded", (knob,), (applied, alignment_remark))
+
+
+def _threshold(site: MeldSite) -> float:
+    clause = site.directive.clause(MeldThreshold)
+    number = clause.value.number() if clause is not None else None
+    return float(number) if number is not None else DEFAULT_THRESHOLD
+
+
+def _format(value: float) -> str:
+    return f"{value:g}"
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _remark(context: Context, site: MeldSite, kind: Kind, rule: Rule, span: Span, **args) -> Remark:
+    return context.source.remark(kind, rule, rule.render(args), span, pass_name=NAME, function=site.function.name,
+                                 site=site.name, args=args)
+
+
+# --- what melding refuses ---------------------------------------------------------------------------
+
+def _refusal(unit: Unit, statement: Node) -> tuple[Rule, Node, str] | None:
+    """The first construct in the if statement that melding must not touch, with why."""
+    for node in walk(statement):
+        kind = node.type
+        if kind == "call_expression":
+            callee = node.child_by_field_name("function")
+            name = unit.text(callee) if callee is not None else ""
+            if name in _BARRIERS:
+                return rules.MELD_BARRIER, node, f"'{name}' synchronises threads; melding would change which " \
+                                                 "threads reach it together"
+            if _WARP.match(name):
+                return rules.MELD_WARP, node, f"'{name}' exchanges values between the lanes that run it together"
+        if kind in ("identifier", "namespace_identifier", "type_identifier", "qualified_identifier") and \
+                _COOPERATIVE.search(unit.text(node)):
+            return rules.MELD_COOPERATIVE, node, f"'{unit.text(node)}' is a cooperative group"
+        if kind in ("return_statement", "goto_statement") or \
+                kind == "break_statement" and not _inside(node, statement, _LOOPS + ("switch_statement",)) or \
+                kind == "continue_statement" and not _inside(node, statement, _LOOPS):
+            word = kind.split("_")[0]
+            return rules.MELD_JUMP, node, f"'{word}' leaves the branch, so the two sides do not end together"
+        if kind == "kernel_call_syntax":
+            return rules.MELD_UNSUPPORTED, node, "a kernel launch inside the branch is left to '#pragma dp'"
+        if kind in ("gnu_asm_expression", "labeled_statement", "throw_statement"):
+            return rules.MELD_UNSUPPORTED, node, f"pdcc does not move or guard {kind.replace('_', ' ')}s"
+        if kind == "declaration" and re.search(r"\b(__shared__|static|extern)\b", unit.text(node).split("=")[0]):
+            return rules.MELD_UNSUPPORTED, node, "a static or shared declaration cannot move to the melded block"
+        if kind == "reference_declarator":
+            return rules.MELD_UNSUPPORTED, node, "a reference cannot be declared before it is bound"
+    sides = [_side_accesses(unit, side) for side in _sides(statement)]
+    if len(sides) == 2 and sides[0] != sides[1]:
+        only = sorted((sides[0] | sides[1]) - (sides[0] & sides[1]))
+        return rules.MELD_ATOMIC, statement, f"{', '.join(only)} appears on one side only: an atomic or volatile " \
+                                             "access must not be merged with a plain one"
+    return None
+
+
+def _inside(node: Node, limit: Node, kinds: tuple[str, ...]) -> bool:
+    parent = node.parent
+    while parent is not None and parent != limit:
+        if parent.type in kinds:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _sides(statement: Node) -> list[Node]:
+    consequence = statement.child_by_field_name("consequence")
+    alternative = statement.child_by_field_name("alternative")
+    return [n for n in (consequence, alternative) if n is not None]
+
+
+def _side_accesses(unit: Unit, side: Node) -> set[str]:
+    """The atomic functions a side calls and the volatile names it reads or writes."""
+    found = set()
+    for node in walk(side):
+        if node.type == "call_expression":
+            callee = node.child_by_field_name("function")
+            if callee is not None and unit.text(callee).startswith("atomic"):
+                found.add(f"'{unit.text(callee)}'")
+        if node.type == "identifier" and unit.text(node) in unit.analysis(_volatile_names):
+            found.add(f"volatile '{unit.text(node)}'")
+    return found
+
+
+def _volatile_names(unit: Unit) -> set[str]:
+    names = set()
+    for node in walk(unit.tree.root_node):
+        if node.type in ("declaration", "parameter_declaration") and re.search(r"\bvolatile\b", unit.text(node)):
+            names |= {unit.text(n) for n in walk(node) if n.type == "identifier"}
+    return names
+
+
+def _names(unit: Unit, function: Function) -> set[str]:
+    """Every identifier of the function: new names must not collide with any of them."""
+    return {unit.text(n) for n in walk(function.node) if n.type in ("identifier", "field_identifier", "type_identifier")}
+
+
+# --- melding ----------------------------------------------------------------------------------------
+
+class Refused(Exception):
+    def __init__(self, rule: Rule, reason: str):
+        super().__init__(reason)
+        self.rule, self.reason = rule, reason
+
+
+class Select(c_ast.TernaryOp):
+    """`pdcc_then ? a : b` with the type both operands have; becomes a named temporary or stays inline."""
+
+    __slots__ = ("kind", "address", "shared")
+
+    def __init__(self, condition: c_ast.ID, iftrue: c_ast.Node, iffalse: c_ast.Node, kind: str, address: bool,
+                 shared: tuple[c_ast.Node, ...] = ()):
+        super().__init__(condition, iftrue, iffalse)
+        self.kind, self.address = kind, address
+        self.shared = shared   # operands both arms use (`a > b` against `a < b`): evaluated once where possible
+
+
+@dataclass(frozen=True)
+class Merged:
+    """Two expressions as one: the merged tree, the latency it saves, the selects it needs."""
+
+    node: c_ast.Node
+    saved: int
+    selects: int
+
+    @property
+    def score(self) -> float:
+        return self.saved - alignment.SELECT * self.selects
+
+
+@dataclass
+class Stats:
+    saved: float = 0.0
+    aligned: int = 0        # statements of both sides that run melded
+    statements: int = 0     # statements of both sides
+    selects: int = 0
+    guarded: int = 0
+    pairs: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Region:
+    code: ir.Block
+    stats: Stats
+
+
+@dataclass(frozen=True)
+class Pair:
+    """An aligned pair of statements as the melded statements (select temporaries first)."""
+
+    code: tuple[ir.Stmt, ...]
+    saved: float
+    selects: int
+    aligned: int
+    guarded: int = 0
+
+
+class Melder:
+    """Melds the two sides of one if/else; holds the names it made and the types it knows."""
+
+    def __init__(self, types: ctype.Types, taken: set[str]):
+        self.types = types
+        self.taken = set(taken)
+        self.blocked = ""                   # why a pair was refused for mixing address spaces
+        self.condition = c_ast.ID("")
+        self.stats = Stats()
+
+    def region(self, statement: ir.If) -> Region:
+        """`{ const bool pdcc_then = c; ...the melded sides... }`."""
+        self.condition = c_ast.ID(self.fresh("pdcc_then"))
+        self.types.names[self.condition.name] = "bool"
+        then, orelse = _items(statement.then), _items(statement.orelse)
+        self.stats.statements = _count(then) + _count(orelse)
+        inner_aligned = 0
+        if isinstance(statement.orelse, ir.If):   # `else if`: the rest of the chain melds first, as its own region
+            condition, self.condition, stats = self.condition, c_ast.ID(""), self.stats
+            self.stats = Stats()
+            inner = self.region(statement.orelse)
+            if inner.stats.aligned:
+                orelse = list(inner.code.items)
+                stats.statements = _count(then) + inner.stats.statements   # the `if` of the chain is not one
+                stats.pairs += inner.stats.pairs
+                stats.saved += inner.stats.saved
+                stats.selects += inner.stats.selects
+                inner_aligned = inner.stats.aligned
+            self.condition, self.stats = condition, stats
+        body = self.sequence(then, orelse, self.stats)
+        if inner_aligned:   # each melded pair of the outer level counts its then side; the inner ones are counted
+            self.stats.aligned = self.stats.aligned // 2 + inner_aligned
+        head = ir.Declaration("const bool", self.condition.name, statement.cond)
+        return Region(ir.Block((head, *body)), self.stats)
+
+    def fresh(self, wanted: str) -> str:
+        name, number = wanted, 2
+        while name in self.taken:
+            name, number = f"{wanted}_{number}", number + 1
+        self.taken.add(name)
+        return name
+
+    # --- sequences -----------------------------------------------------------------------------------
+
+    def sequence(self, then: list[ir.Stmt], orelse: list[ir.Stmt], stats: Stats) -> list[ir.Stmt]:
+        """The two statement lists as one: aligned pairs melded, the rest guarded, declarations hoisted."""
+        then, orelse = self._unshadow(then, orelse)
+        scores: dict[tuple[int, int], Pair | None] = {}
+
+        def score(i: int, j: int) -> float | None:
+            if (i, j) not in scores:
+                scores[(i, j)] = self.pair(then[i], orelse[j])
+            found = scores[(i, j)]
+            return found.saved - alignment.SELECT * found.selects if found is not None else None
+
+        taken, known = set(self.taken), dict(self.types.names)
+        aligned = alignment.smith_waterman(then, orelse, score, GAP)
+        self.taken, self.types.names = taken, known   # the pairs tried and not taken leave no names behind
+        hoisted: list[ir.Stmt] = []
+        out: list[ir.Stmt] = []
+        run: dict[bool, list[ir.Stmt]] = {True: [], False: []}
+        for i, j in aligned:
+            if i is not None and j is not None:
+                pair = self.pair(then[i], orelse[j])
+                assert pair is not None   # it melded when scored, and melds the same way again
+                out += self._guarded(run, stats)
+                out += pair.code
+                stats.saved += pair.saved
+                stats.selects += pair.selects
+                stats.aligned += pair.aligned
+                stats.guarded += pair.guarded
+                stats.pairs.append(f"{_first_line(then[i])} ~ {_first_line(orelse[j])}")
+            else:
+                side = i is not None
+                item = then[i] if i is not None else orelse[j]  # type: ignore[index]
+                run[side].append(self._hoist_declarations(item, hoisted))
+        out += self._guarded(run, stats)
+        unique = {printer_text(d): d for d in hoisted}   # a name both sides declare alike is declared once
+        return list(unique.values()) + out
+
+    def _guarded(self, run: dict[bool, list[ir.Stmt]], stats: Stats) -> list[ir.Stmt]:
+        """The statements of one side that found no partner, under the condition (comments stay bare)."""
+        then, orelse = [s for s in run[True] if s is not None], [s for s in run[False] if s is not None]
+        run[True], run[False] = [], []
+        if not any(_does(s) for s in then + orelse):
+            return then + orelse
+        stats.guarded += _count(then) + _count(orelse)
+        negated = c_ast.UnaryOp("!", self.condition)
+        if then and orelse:
+            return [ir.If(self.condition, ir.Block(tuple(then)), ir.Block(tuple(orelse)))]
+        if then:
+            return [ir.If(self.condition, ir.Block(tuple(then)))]
+        return [ir.If(negated, ir.Block(tuple(orelse)))]
+
+    def _hoist_declarations(self, item: ir.Stmt, hoisted: list[ir.Stmt]) -> ir.Stmt:
+        """An unaligned declaration goes to the top of the block uninitialised; its place keeps the
+        assignment (a guard's braces would end its scope)."""
+        declarations = item.items if isinstance(item, ir.Sequence) and item.tag == "declaration" else (item,)
+        if not all(isinstance(d, ir.Declaration) for d in declarations):
+            if isinstance(item, ir.Verbatim) and _is_declaration(item):
+                raise Refused(rules.MELD_UNSUPPORTED, f"'{_first_line(item)}' declares names in a form pdcc "
+                                                      "cannot move to the melded block")
+            return item
+        assignments: list[ir.Stmt] = []
+        for declaration in declarations:
+            assert isinstance(declaration, ir.Declaration)
+            hoisted.append(ir.Declaration(self._movable_type(declaration), re.sub(r"\bconst\b\s*", "", declaration.name)))
+            if declaration.init is not None:
+                assignments.append(ir.ExprStmt(c_ast.Assignment("=", c_ast.ID(_declared(declaration)),
+                                                                declaration.init)))
+        return ir.Sequence(tuple(assignments)) if assignments else None  # type: ignore[return-value]
+
+    def _movable_type(self, declaration: ir.Declaration) -> str:
+        written = re.sub(r"^\s*const\s+", "", declaration.type) if "*" not in declaration.name else declaration.type
+        if re.search(r"\bauto\b", written):
+            known = self.types.of(declaration.init) if declaration.init is not None else None
+            if known is None:
+                raise Refused(rules.MELD_UNSUPPORTED, f"the type of 'auto {declaration.name}' is not known to pdcc, "
+                                                      "so it cannot be declared ahead of its initialiser")
+            return known
+        return written
+
+    def _unshadow(self, then: list[ir.Stmt], orelse: list[ir.Stmt]) -> tuple[list[ir.Stmt], list[ir.Stmt]]:
+        """A name one side declares and the other side uses for something else (an outer variable, or a
+        local of another type) gets a new name on the declaring side, so that moving the declarations to
+        the top of the melded block changes what no one sees. A name both sides declare with one type
+        stays: one variable serves both."""
+        for side, other, suffix in ((0, 1, "then"), (1, 0, "else")):
+            sides = [then, orelse]
+            mine, theirs = _declaration_types(sides[side]), _declaration_types(sides[other])
+            for name in sorted(mine):
+                if _uses_before_declaring(sides[other], name) or name in theirs and theirs[name] != mine[name]:
+                    new = self.fresh(f"{name}_{suffix}")
+                    sides[side] = [rename(item, name, new) for item in sides[side]]
+                    if name in self.types.names:
+                        self.types.names[new] = self.types.names[name]
+            then, orelse = sides
+        return then, orelse
+
+    # --- pairs of statements -------------------------------------------------------------------------
+
+    def pair(self, a: ir.Stmt, b: ir.Stmt) -> Pair | None:
+        """Statement `a` of the then side and `b` of the else side as one, or None when they do not meld."""
+        if isinstance(a, ir.ExprStmt) and isinstance(b, ir.ExprStmt):
+            return self._expressions(a.expr, b.expr)
+        if isinstance(a, ir.Declaration) and isinstance(b, ir.Declaration):
+            return self._declarations(a, b)
+        if isinstance(a, ir.If) and isinstance(b, ir.If):
+            return self._ifs(a, b)
+        if isinstance(a, ir.For) and isinstance(b, ir.For):
+            return self._loops(a, b)
+        if isinstance(b, ir.If) and isinstance(a, ir.ExprStmt):
+            return self._replicate(a, b, then_side=True)
+        if isinstance(a, ir.If) and isinstance(b, ir.ExprStmt):
+            return self._replicate(b, a, then_side=False)
+        return None
+
+    def _expressions(self, a: c_ast.Node, b: c_ast.Node) -> Pair | None:
+        if isinstance(a, c_ast.Assignment) and isinstance(b, c_ast.Assignment) and a.op == b.op and \
+                isinstance(a.lvalue, c_ast.ID) and isinstance(b.lvalue, c_ast.ID) and a.lvalue.name != b.lvalue.name:
+            return self._assign_apart(a, b)
+        merged = self.expr(a, b, "value")
+        if merged is None or merged.score <= 0:
+            return None
+        code = self._named_selects(merged.node, hoist=_simple(a) and _simple(b))
+        last = code[-1]
+        assert isinstance(last, c_ast.Node)
+        return Pair((*code[:-1], ir.ExprStmt(last)), merged.saved, merged.selects, 2)
+
+    def _assign_apart(self, a: c_ast.Assignment, b: c_ast.Assignment) -> Pair | None:
+        """`x = e1` and `y = e2`: the values meld into a temporary, each side stores it (registers have
+        no address to select)."""
+        value = self.expr(a.rvalue, b.rvalue, "value")
+        kind = self.types.of(a.rvalue) if value is not None else None
+        if value is None or kind is None or kind != self.types.of(b.rvalue) or value.score <= 0:
+            return None
+        name = self.fresh(f"{_hint(a.lvalue)}_or_{_hint(b.lvalue)}")
+        self.types.names[name] = kind
+        *selects, node = self._named_selects(value.node, hoist=_simple(a) and _simple(b))
+        temporary = c_ast.ID(name)
+        store = ir.If(self.condition, ir.ExprStmt(c_ast.Assignment(a.op, a.lvalue, temporary)),
+                      ir.ExprStmt(c_ast.Assignment(b.op, b.lvalue, temporary)))
+        return Pair((*selects, ir.Declaration(_constant(kind), name, node), store),
+                    value.saved, value.selects, 2)
+
+    def _declarations(self, a: ir.Declaration, b: ir.Declaration) -> Pair | None:
+        if ctype.normalise(a.type) != ctype.normalise(b.type) or _declarator_shape(a) != _declarator_shape(b) or \
+                (a.init is None) != (b.init is None) or _declared(a) != _declared(b):
+            return None
+        if a.init is None or b.init is None:
+            return Pair((a,), 0, 0, 2)
+        merged = self.expr(a.init, b.init, "value")
+        if merged is None or merged.score <= 0:
+            return None
+        *selects, node = self._named_selects(merged.node, hoist=_simple(a.init) and _simple(b.init))
+        return Pair((*selects, dataclasses.replace(a, init=node)), merged.saved, merged.selects, 2)
+
+    def _ifs(self, a: ir.If, b: ir.If) -> Pair | None:
+        condition = self.expr(a.cond, b.cond, "value")
+        if condition is None:
+            return None
+        stats = Stats()
+        then = self.sequence(_items(a.then), _items(b.then), stats)
+        orelse = self.sequence(_items(a.orelse), _items(b.orelse), stats) if a.orelse or b.orelse else []
+        saved = condition.saved + alignment.OTHER + stats.saved
+        if saved - alignment.SELECT * (condition.selects + stats.selects) <= 0:
+            return None
+        *selects, node = self._named_selects(condition.node, hoist=_simple(a.cond) and _simple(b.cond))
+        melded = ir.If(node, ir.Block(tuple(then)), ir.Block(tuple(orelse)) if orelse else None)
+        return Pair((*selects, melded), saved, condition.selects + stats.selects, 2 + stats.aligned,
+                    stats.guarded)
+
+    def _loops(self, a: ir.For, b: ir.For) -> Pair | None:
+        """Two loops of the same shape: one loop whose bounds are selected (each thread still runs its own
+        trip count), bodies melded."""
+        if isinstance(a.init, ir.DeclarationExpr) and isinstance(b.init, ir.DeclarationExpr):
+            old, new = _declared(b.init.declaration), _declared(a.init.declaration)
+            if old != new:
+                if new in _used_names([b.body]) or _mentions_in_verbatim(b.body, old):
+                    return None
+                b = ir.For(rename_expr(b.init, old, new), rename_expr(b.cond, old, new),
+                           rename_expr(b.step, old, new), rename(b.body, old, new))
+            init = self._declarations(a.init.declaration, b.init.declaration)  # type: ignore[union-attr]
+            merged_init = init.code[-1] if init is not None and len(init.code) == 1 else None
+            if merged_init is None:
+                return None
+            start: c_ast.Node | None = ir.DeclarationExpr(merged_init)  # type: ignore[arg-type]
+            saved, selects = init.saved, init.selects  # type: ignore[union-attr]
+        else:
+            both = [self.expr(x, y, "value") if x is not None and y is not None else None for x, y in [(a.init, b.init)]]
+            if (a.init is None) != (b.init is None) or (a.init is not None and both[0] is None):
+                return None
+            start = _inline(both[0].node) if both[0] is not None else None
+            saved, selects = (both[0].saved, both[0].selects) if both[0] is not None else (0, 0)
+        parts = []
+        for x, y in ((a.cond, b.cond), (a.step, b.step)):
+            if (x is None) != (y is None):
+                return None
+            merged = self.expr(x, y, "value") if x is not None and y is not None else None
+            if x is not None and merged is None:
+                return None
+            parts.append(_inline(merged.node) if merged is not None else None)
+            saved += merged.saved if merged is not None else 0
+            selects += merged.selects if merged is not None else 0
+        stats = Stats()
+        body = self.sequence(_items(a.body), _items(b.body), stats)
+        return Pair((ir.For(start, parts[0], parts[1], ir.Block(tuple(body))),), saved + stats.saved + alignment.OTHER,
+                    selects + stats.selects, 2 + stats.aligned, stats.guarded)
+
+    def _replicate(self, statement: ir.Stmt, region: ir.If, then_side: bool) -> Pair | None:
+        """Region replication: `statement` (of one side) melds with the body of `region` (an `if` of the
+        other side) that fits it best; the `if` is made to take that body for the statement's threads."""
+        best: tuple[float, bool, list[ir.Stmt], Stats] | None = None
+        for into_then in (True, False):
+            body = _items(region.then if into_then else region.orelse)
+            if not into_then and region.orelse is None:
+                continue
+            stats = Stats()
+            mine, theirs = [statement], body
+            merged = self.sequence(mine, theirs, stats) if then_side else self.sequence(theirs, mine, stats)
+            score = stats.saved - alignment.SELECT * stats.selects
+            if stats.aligned and (best is None or score > best[0]):
+                best = (score, into_then, merged, stats)
+        if best is None or best[0] <= 0:
+            return None
+        _, into_then, merged, stats = best
+        mine_run = self.condition if then_side else c_ast.UnaryOp("!", self.condition)
+        other_run = c_ast.UnaryOp("!", self.condition) if then_side else self.condition
+        # the statement's threads take the melded body; the region's own threads decide by its condition
+        condition = c_ast.BinaryOp("||", mine_run, region.cond) if into_then else \
+            c_ast.BinaryOp("&&", other_run, region.cond)
+        untouched = region.orelse if into_then else region.then
+        block = ir.Block(tuple(merged))
+        if into_then:
+            code = ir.If(condition, block, untouched)
+        else:
+            assert untouched is not None   # only an `if` with both bodies melds into its else
+            code = ir.If(condition, untouched, block)
+        return Pair((code,), stats.saved, stats.selects, stats.aligned, stats.guarded)
+
+    # --- expressions ---------------------------------------------------------------------------------
+
+    def expr(self, a: c_ast.Node, b: c_ast.Node, place: str) -> Merged | None:
+        """`a` and `b` as one tree: shared structure kept, differing operands selected. `place` is
+        'value' (an rvalue) or 'object' (an lvalue whose address matters)."""
+        if _text(a) == _text(b):
+            return Merged(a, cost(a), 0)
+        structural = None
+        if type(a) is type(b):
+            structural = self._same_kind(a, b)
+        if isinstance(a, c_ast.BinaryOp) and isinstance(b, c_ast.BinaryOp) and a.op != b.op and \
+                not {a.op, b.op} & {"&&", "||"}:
+            structural = self._operator_select(a, b)
+        whole = self._address_select(a, b) if _is_memory(a) and _is_memory(b) else \
+            None if place == "object" else self._select(a, b)
+        # the operands merged one by one, unless selecting the whole (value or address) costs less
+        candidates = [m for m in (structural, whole) if m is not None]
+        return max(candidates, key=lambda m: m.score) if candidates else None
+
+    def _select(self, a: c_ast.Node, b: c_ast.Node) -> Merged | None:
+        """`pdcc_then ? a : b`, for two values of one known type in one address space."""
+        kind = self.types.of(a)
+        if kind is None or kind != self.types.of(b) or self._volatile(a, b):
+            return None
+        if kind.endswith("*") and self.types.space(a) != self.types.space(b):
+            self.blocked = f"'{_text(a)}' and '{_text(b)}' point into different address spaces (shared and " \
+                           "global): a select of the two would lose the shared-memory access"
+            return None
+        return Merged(Select(self.condition, a, b, kind, False), 0, 1)
+
+    def _same_kind(self, a: c_ast.Node, b: c_ast.Node) -> Merged | None:
+        """Same operator: the operands merged pairwise."""
+        if isinstance(a, c_ast.BinaryOp) and a.op == b.op:
+            return self._build(a, [("left", "value"), ("right", "value")], b)
+        if isinstance(a, c_ast.Assignment) and a.op == b.op:
+            return self._build(a, [("lvalue", "object"), ("rvalue", "value")], b)
+        if isinstance(a, c_ast.UnaryOp) and a.op == b.op:
+            place = "object" if a.op in ("&", "++", "--", "p++", "p--") else "value"
+            return self._build(a, [("expr", place)], b)
+        if isinstance(a, c_ast.ArrayRef):
+            if self.types.space(a.name) != self.types.space(b.name):
+                self.blocked = f"'{_text(a)}' and '{_text(b)}' are in different address spaces (shared and global)"
+                return None
+            return self._build(a, [("name", "value"), ("subscript", "value")], b)
+        if isinstance(a, c_ast.StructRef) and a.type == b.type and a.field.name == b.field.name:
+            return self._build(a, [("name", "object" if a.type == "." else "value")], b)
+        if isinstance(a, c_ast.FuncCall) and _text(a.name) == _text(b.name) and \
+                len(a.args.exprs if a.args else []) == len(b.args.exprs if b.args else []):
+            arguments = [self.expr(x, y, "value") for x, y in zip(a.args.exprs if a.args else [],
+                                                                 b.args.exprs if b.args else [])]
+            if any(m is None for m in arguments):
+                return None
+            done = [m for m in arguments if m is not None]
+            return Merged(c_ast.FuncCall(a.name, c_ast.ExprList([m.node for m in done])),
+                          own_cost(a) + sum(m.saved for m in done), sum(m.selects for m in done))
+        if isinstance(a, c_ast.Cast) and _text(a.to_type) == _text(b.to_type):
+            return self._build(a, [("expr", "value")], b)
+        if isinstance(a, c_ast.TernaryOp) and not isinstance(a, Select):
+            return self._build(a, [("cond", "value"), ("iftrue", "value"), ("iffalse", "value")], b)
+        return None
+
+    def _build(self, a: c_ast.Node, slots: list[tuple[str, str]], b: c_ast.Node) -> Merged | None:
+        merged = copy.copy(a)
+        saved, selects = own_cost(a), 0
+        for slot, place in slots:
+            part = self.expr(getattr(a, slot), getattr(b, slot), place)
+            if part is None:
+                return None
+            setattr(merged, slot, part.node)
+            saved, selects = saved + part.saved, selects + part.selects
+        return Merged(merged, saved, selects)
+
+    def _operator_select(self, a: c_ast.BinaryOp, b: c_ast.BinaryOp) -> Merged | None:
+        """`x > y` against `x < y`: the operands meld (computed once), the two operators are selected."""
+        left, right = self.expr(a.left, b.left, "value"), self.expr(a.right, b.right, "value")
+        kind = self.types.of(a)
+        if left is None or right is None or kind is None or kind != self.types.of(b):
+            return None
+        select = Select(self.condition, c_ast.BinaryOp(a.op, left.node, right.node),
+                        c_ast.BinaryOp(b.op, left.node, right.node), kind, False, (left.node, right.node))
+        return Merged(select, left.saved + right.saved, left.selects + right.selects + 1)
+
+    def _address_select(self, a: c_ast.Node, b: c_ast.Node) -> Merged | None:
+        """Two memory accesses of different shapes: one access through the selected address."""
+        kind = self.types.of(a)
+        if kind is None or kind != self.types.of(b) or self._volatile(a, b):
+            return None
+        if self.types.space(a) != self.types.space(b):
+            self.blocked = f"'{_text(a)}' and '{_text(b)}' are in different address spaces (shared and global): " \
+                           "one access through a selected address would lose the shared-memory access"
+            return None
+        select = Select(self.condition, c_ast.UnaryOp("&", a), c_ast.UnaryOp("&", b), kind + "*", True)
+        return Merged(c_ast.UnaryOp("*", select), alignment.MEMORY, 1)
+
+    def _volatile(self, a: c_ast.Node, b: c_ast.Node) -> bool:
+        return any(isinstance(n, c_ast.ID) and n.name in self.types.volatile for n in (*_nodes(a), *_nodes(b)))
+
+    def _named_selects(self, node: c_ast.Node, hoist: bool) -> list[ir.Stmt | c_ast.Node]:
+        """The selects of a merged tree as named temporaries declared before it (`const float lo_or_hi =
+        pdcc_then ? lo : hi;`), where that evaluates exactly what the statement did: not inside `&&`,
+        `||` or `?:`, and only in a statement without calls or side effects of its own. The others stay
+        inline. The last element is the tree."""
+        declared: list[ir.Stmt | c_ast.Node] = []
+
+        named: dict[tuple[str, str], str] = {}   # one temporary per distinct select of the statement
+
+        def bind(operand: c_ast.Node) -> c_ast.Node:
+            """A shared operand of a hoisted select, in a temporary of its own when it computes anything."""
+            kind = self.types.of(operand)
+            if kind is None:
+                return visit(operand, True)
+            value = visit(operand, False)
+            if isinstance(value, (c_ast.ID, c_ast.Constant)):
+                return value
+            name = self.fresh(_hint(operand))
+            self.types.names[name] = kind
+            declared.append(ir.Declaration(_constant(kind), name, value))
+            return c_ast.ID(name)
+
+        def visit(n: c_ast.Node, lazy: bool) -> c_ast.Node:
+            if isinstance(n, Select) and n.shared and hoist and not lazy:
+                assert isinstance(n.iftrue, c_ast.BinaryOp) and isinstance(n.iffalse, c_ast.BinaryOp)
+                left, right = (bind(operand) for operand in n.shared)
+                n = Select(n.cond, c_ast.BinaryOp(n.iftrue.op, left, right), c_ast.BinaryOp(n.iffalse.op, left, right),
+                           n.kind, False)
+            if isinstance(n, Select):
+                inner = Select(n.cond, visit(n.iftrue, True), visit(n.iffalse, True), n.kind, n.address)
+                if lazy or not hoist:
+                    return c_ast.TernaryOp(inner.cond, inner.iftrue, inner.iffalse)
+                key = (_text(inner.iftrue), _text(inner.iffalse))
+                if key in named:
+                    return c_ast.ID(named[key])
+                name = named[key] = self.fresh(f"{_hint(n.iftrue)}_or_{_hint(n.iffalse)}")
+                self.types.names[name] = n.kind
+                written = _constant(n.kind)
+                declared.append(ir.Declaration(written, name, c_ast.TernaryOp(inner.cond, inner.iftrue, inner.iffalse)))
+                return c_ast.ID(name)
+            copied = copy.copy(n)
+            for slot, child in _slots(n):
+                setattr(copied, slot, visit(child, lazy or _lazy_slot(n, slot)))
+            if isinstance(n, c_ast.ExprList):
+                copied.exprs = [visit(child, lazy) for child in n.exprs]
+            return copied
+
+        tree = visit(node, False)
+        return [*declared, tree]
+
+
+# --- helpers on the IR --------------------------------------------------------------------------------
+
+def _constant(kind: str) -> str:
+    """The type of a temporary that is never assigned again: `const float`, `float *const`."""
+    return f"{kind[:-1]} *const" if kind.endswith("*") else f"const {kind}"
+
+
+def _items(statement: ir.Stmt | None) -> list[ir.Stmt]:
+    if statement is None:
+        return []
+    if isinstance(statement, ir.Block):
+        return list(statement.items)
+    return [statement]
+
+
+def _count(items: Sequence[ir.Stmt | None]) -> int:
+    """The statements that do something, nested ones included (an `if` and what it holds)."""
+    total = 0
+    for item in items:
+        if isinstance(item, (ir.Block, ir.Sequence)):
+            total += _count(list(item.items))
+        elif isinstance(item, ir.If):
+            total += 1 + _count([item.then, item.orelse])
+        elif isinstance(item, ir.For):
+            total += 1 + _count([item.body])
+        elif _does(item):
+            total += 1
+    return total
+
+
+def _does(item: ir.Stmt | None) -> bool:
+    """Whether the statement does anything (comments do not)."""
+    if item is None or isinstance(item, ir.Comment):
+        return False
+    if isinstance(item, ir.Verbatim):
+        return not item.text.lstrip().startswith(("//", "/*"))
+    if isinstance(item, ir.Sequence):
+        return any(_does(i) for i in item.items)
+    return True
+
+
+def _is_declaration(item: ir.Verbatim) -> bool:
+    return bool(re.match(r"^\s*(const\s+|unsigned\s+|signed\s+)*[A-Za-z_][\w:<>]*[\s*&]+[A-Za-z_]\w*\s*[\[=;,(]",
+                         item.text)) and not re.match(r"^\s*(return|delete|goto|throw)\b", item.text)
+
+
+def _declared(declaration: ir.Declaration) -> str:
+    match = re.search(r"[A-Za-z_]\w*", declaration.name.replace("const", " "))
+    assert match is not None, declaration.name
+    return match.group(0)
+
+
+def _declarator_shape(declaration: ir.Declaration) -> str:
+    return re.sub(r"[A-Za-z_]\w*", "x", declaration.name.replace(" ", ""), count=1)
+
+
+def _declaration_types(items: list[ir.Stmt]) -> dict[str, str]:
+    """The names a statement list declares at its own level, with their types as written."""
+    found = {}
+    for item in items:
+        for inner in (item.items if isinstance(item, ir.Sequence) else (item,)):
+            if isinstance(inner, ir.Declaration):
+                found[_declared(inner)] = ctype.normalise(inner.type) + _declarator_shape(inner)
+    return found
+
+
+def _uses_before_declaring(items: list[ir.Stmt], name: str) -> bool:
+    """Whether the list mentions `name` before (or without) declaring it at its own level."""
+    for item in items:
+        if name in _declaration_types([item]):
+            return False
+        if name in _used_names([item]):
+            return True
+    return False
+
+
+def _used_names(items: list[ir.Stmt | None]) -> set[str]:
+    """Every name the statements mention, in trees or in their own text."""
+    found: set[str] = set()
+    for item in items:
+        for node in _statement_nodes(item):
+            if isinstance(node, ir.Verbatim):
+                found |= set(re.findall(r"[A-Za-z_]\w*", node.text))
+            elif isinstance(node, c_ast.ID):
+                found.add(node.name)
+            elif isinstance(node, ir.Declaration):
+                found.add(_declared(node))
+    return found
+
+
+def _mentions_in_verbatim(statement: ir.Stmt, name: str) -> bool:
+    return any(isinstance(n, ir.Verbatim) and re.search(rf"\b{re.escape(name)}\b", n.text)
+               for n in _statement_nodes(statement))
+
+
+def _statement_nodes(item) -> Iterator:
+    """Statements and expression nodes of a statement, depth first."""
+    if item is None:
+        return
+    yield item
+    if isinstance(item, (ir.Block, ir.Sequence)):
+        for inner in item.items:
+            yield from _statement_nodes(inner)
+    elif isinstance(item, ir.If):
+        for part in (item.cond, item.then, item.orelse):
+            yield from _statement_nodes(part)
+    elif isinstance(item, ir.For):
+        for part in (item.init, item.cond, item.step, item.body):
+            yield from _statement_nodes(part)
+    elif isinstance(item, ir.ExprStmt):
+        yield from _statement_nodes(item.expr)
+    elif isinstance(item, ir.Declaration):
+        yield from _statement_nodes(item.init)
+    elif isinstance(item, ir.DeclarationExpr):
+        yield from _statement_nodes(item.declaration)
+    elif isinstance(item, ir.Return):
+        yield from _statement_nodes(item.value)
+    elif isinstance(item, c_ast.Node) and not isinstance(item, ir.Verbatim):
+        for _, child in item.children():
+            yield from _statement_nodes(child)
+
+
+def rename(item, old: str, new: str):
+    """The statement with the name `old` renamed `new` (declarations and uses); the caller has checked
+    that `old` does not appear in text pdcc keeps as written."""
+    if item is None:
+        return None
+    if isinstance(item, (ir.Block, ir.Sequence)):
+        return dataclasses.replace(item, items=tuple(rename(i, old, new) for i in item.items))
+    if isinstance(item, ir.If):
+        return dataclasses.replace(item, cond=rename_expr(item.cond, old, new), then=rename(item.then, old, new),
+                                   orelse=rename(item.orelse, old, new))
+    if isinstance(item, ir.For):
+        return dataclasses.replace(item, init=rename_expr(item.init, old, new), cond=rename_expr(item.cond, old, new),
+                                   step=rename_expr(item.step, old, new), body=rename(item.body, old, new))
+    if isinstance(item, ir.ExprStmt):
+        return dataclasses.replace(item, expr=rename_expr(item.expr, old, new))
+    if isinstance(item, ir.Declaration):
+        name = re.sub(rf"\b{re.escape(old)}\b", new, item.name)
+        return dataclasses.replace(item, name=name, init=rename_expr(item.init, old, new))
+    if isinstance(item, ir.Return):
+        return dataclasses.replace(item, value=rename_expr(item.value, old, new))
+    if isinstance(item, ir.Verbatim) and re.search(rf"\b{re.escape(old)}\b", item.text):
+        raise Refused(rules.MELD_UNSUPPORTED, f"'{old}' must be renamed to meld, and it appears in "
+                                              f"'{_first_line(item)}', which pdcc keeps as written")
+    return item
+
+
+def rename_expr(node, old: str, new: str):
+    if node is None:
+        return None
+    if isinstance(node, ir.DeclarationExpr):
+        return ir.DeclarationExpr(rename(node.declaration, old, new))
+    if isinstance(node, ir.Verbatim):
+        return rename(node, old, new)
+    if isinstance(node, c_ast.ID):
+        return c_ast.ID(new) if node.name == old else node
+    copied = copy.copy(node)
+    for slot, child in _slots(node):
+        if not (isinstance(node, c_ast.StructRef) and slot == "field"):
+            setattr(copied, slot, rename_expr(child, old, new))
+    if isinstance(node, c_ast.ExprList):
+        copied.exprs = [rename_expr(child, old, new) for child in node.exprs]
+    return copied
+
+
+def _slots(node: c_ast.Node) -> list[tuple[str, c_ast.Node]]:
+    """The single-node children of a c_ast node by attribute name (ExprList's list is handled apart)."""
+    found = []
+    for slot in getattr(node, "__slots__", ()):
+        value = getattr(node, slot, None)
+        if isinstance(value, c_ast.Node) and slot != "coord":
+            found.append((slot, value))
+    return found
+
+
+def _lazy_slot(node: c_ast.Node, slot: str) -> bool:
+    """Operands C evaluates only sometimes: the right of && and ||, the arms of ?:."""
+    if isinstance(node, c_ast.BinaryOp):
+        return node.op in ("&&", "||") and slot == "right"
+    return isinstance(node, c_ast.TernaryOp) and slot in ("iftrue", "iffalse")
+
+
+def _simple(node: c_ast.Node | None) -> bool:
+    """No call and no side effect besides the statement's own assignment at its root."""
+    if node is None:
+        return True
+    root = node.rvalue if isinstance(node, c_ast.Assignment) else \
+        None if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--") else node
+    parts = [root] if root is not None else []
+    if isinstance(node, c_ast.Assignment):
+        parts.append(node.lvalue)
+    for part in parts:
+        for inner in _nodes(part):
+            if isinstance(inner, (c_ast.FuncCall, c_ast.Assignment, ir.Verbatim)) or \
+                    isinstance(inner, c_ast.UnaryOp) and inner.op in ("++", "--", "p++", "p--"):
+                return False
+    return True
+
+
+def _inline(node: c_ast.Node) -> c_ast.Node:
+    """A merged tree with every select written in place (a loop's header runs each iteration)."""
+    if isinstance(node, Select):
+        return c_ast.TernaryOp(node.cond, _inline(node.iftrue), _inline(node.iffalse))
+    copied = copy.copy(node)
+    for slot, child in _slots(node):
+        setattr(copied, slot, _inline(child))
+    if isinstance(node, c_ast.ExprList):
+        copied.exprs = [_inline(child) for child in node.exprs]
+    return copied
+
+
+def _nodes(expr: c_ast.Node) -> Iterator[c_ast.Node]:
+    yield expr
+    for _, child in expr.children():
+        yield from _nodes(child)
+
+
+def _is_memory(node: c_ast.Node) -> bool:
+    return isinstance(node, c_ast.ArrayRef) or isinstance(node, c_ast.UnaryOp) and node.op == "*" or \
+        isinstance(node, c_ast.StructRef) and node.type == "->"
+
+
+def _hint(node: c_ast.Node) -> str:
+    """A short name for what an operand is, for the select that chooses it."""
+    if isinstance(node, c_ast.ID):
+        return node.name.split("::")[-1]
+    if isinstance(node, c_ast.Constant):
+        return "k" + re.sub(r"\W", "_", node.value).strip("_")
+    if isinstance(node, c_ast.ArrayRef):
+        index = node.subscript
+        return _hint(node.name) + (f"_{_hint(index)}" if isinstance(index, (c_ast.ID, c_ast.Constant)) else "")
+    if isinstance(node, c_ast.StructRef):
+        return node.field.name
+    if isinstance(node, c_ast.UnaryOp):
+        return _hint(node.expr)
+    if isinstance(node, c_ast.BinaryOp):
+        return _OPERATOR_WORDS.get(node.op, "value")
+    return "value"
+
+
+_OPERATOR_WORDS = {">": "greater", "<": "less", ">=": "at_least", "<=": "at_most", "==": "equal", "!=": "differ",
+                   "+": "sum", "-": "difference", "*": "product", "/": "quotient", "%": "remainder", "&": "bits",
+                   "|": "bits", "^": "bits", "<<": "shifted", ">>": "shifted", "&&": "both", "||": "either"}
+
+
+def _text(node: c_ast.Node) -> str:
+    return printer.expression(_inline(node))
+
+
+def printer_text(item: ir.Stmt) -> str:
+    return printer.text(item)
+
+
+def _first_line(item: ir.Stmt) -> str:
+    text = printer.text(item).strip().splitlines()[0] if item is not None else ""
+    return _short(text.rstrip("{ ;"))
