@@ -221,11 +221,17 @@ class Build:
             return False
         return True
 
+    def _defines(self) -> dict[str, str]:
+        """`-D NAME=VALUE` of the command line (`-D NAME` is 1, as for the C preprocessor)."""
+        pairs = (value.partition("=") for value in self.command.values("--define-macro"))
+        return {name: value if equals else "1" for name, equals, value in pairs}
+
     def _transform_inputs(self) -> bool:
         ok = True
         for index, path in self.command.cuda_inputs():
             try:
-                self.results[index] = pipeline.transform_path(path, display_path=path, auto=self.options.auto)
+                self.results[index] = pipeline.transform_path(path, display_path=path, auto=self.options.auto,
+                                                              defines=self._defines())
             except pipeline.InternalError as exc:
                 ok = False
                 exc.remark.hint, reproducer = _reproducer(self.argv, exc.details, {"input.cu": exc.source.data})

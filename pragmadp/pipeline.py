@@ -14,6 +14,8 @@ local `site` (a frontend.Site).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import traceback
 import types
 from dataclasses import dataclass, field
@@ -51,19 +53,20 @@ class InternalError(PdccError):
         self.details = details     # the formatted traceback, for the reproducer
 
 
-def transform(source: SourceFile, auto: str | None = None) -> Result:
+def transform(source: SourceFile, auto: str | None = None, defines: Mapping[str, str] | None = None) -> Result:
     """Transforms one CUDA source. Raises PdccError (with its remark) when the input is wrong, and
     InternalError (a PdccError) when pdcc itself fails.
 
     `auto` is a clause list (e.g. "threshold(128)") applied to every device-side launch that has no
-    pragma of its own, as the CGO'22 framework does without pragmas.
+    pragma of its own, as the CGO'22 framework does without pragmas. `defines` are the command line's
+    `-D` macros: the knobs pdcc itself reads (a meld site's threshold decides at transform time).
     """
     try:
         unit = frontend.parse(source)
         if auto is not None:
             frontend.add_auto_sites(unit, auto)
         frontend.name_sites(unit)
-        result = rewrite(unit)
+        result = rewrite(unit, defines or {})
         return Result(source, result.text, result.remarks, result.uses_device_launches, result.knobs)
     except PdccError:
         raise
@@ -71,8 +74,9 @@ def transform(source: SourceFile, auto: str | None = None) -> Result:
         raise internal_error(source, exc) from exc
 
 
-def transform_path(path: str, display_path: str | None = None, auto: str | None = None) -> Result:
-    return transform(SourceFile.read(path, display_path), auto)
+def transform_path(path: str, display_path: str | None = None, auto: str | None = None,
+                   defines: Mapping[str, str] | None = None) -> Result:
+    return transform(SourceFile.read(path, display_path), auto, defines)
 
 
 def internal_error(source: SourceFile, exc: BaseException) -> InternalError:

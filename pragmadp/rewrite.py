@@ -10,6 +10,7 @@ their knobs, are printed where the context placed them. Clauses without a pass g
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from pragmadp import ir
@@ -37,9 +38,11 @@ class Rewritten:
     uses_device_launches: bool = False
 
 
-def rewrite(unit: Unit) -> Rewritten:
-    """Runs the passes over every site of the unit and comments out the pdcc pragmas it consumed."""
+def rewrite(unit: Unit, defines: Mapping[str, str] | None = None) -> Rewritten:
+    """Runs the passes over every site of the unit and comments out the pdcc pragmas it consumed;
+    `defines` are the command line's -D macros (knobs pdcc reads itself)."""
     context = Context(unit)
+    context.defines = dict(defines or {})
     edits = EditBuffer(unit.source)
     result = Rewritten("", uses_device_launches=any(launch.on_device for launch in unit.launches))
     rewritten: dict[Node, tuple[Function, Site]] = {}  # kernels that hold a rewritten site, or call one that does

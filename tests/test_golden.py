@@ -63,13 +63,22 @@ def test_idempotent_and_deterministic(source: Path):
 def test_untouched_lines_survive_in_order(source: Path):
     """Every input line but the pragmas and the annotated launches is in the output, in order, and
     nvcc would place it at its original line number (following the #line directives). The one other
-    changes allowed are in a rewritten parent's header: an aggregating parent's body becomes
+    changes allowed are in a rewritten parent's header (a melded if/else is replaced whole): an aggregating parent's body becomes
     `NAME__pdcc_body`, and a kernel without bounds of its own gets `__launch_bounds__(1024)`."""
     lines = source.read_text().splitlines()
     pragma_lines = {i for i, line in enumerate(lines) if re.match(r"\s*#pragma (dp|meld)\b", line)}
     launch_lines = set()
     for pragma in pragma_lines:  # the annotated statement: up to the line that ends it with ';'
         line = pragma + 1
+        if "#pragma meld" in lines[pragma]:   # an if/else: up to the brace that closes its last branch
+            depth = 0
+            while True:
+                depth += lines[line].count("{") - lines[line].count("}")
+                launch_lines.add(line)
+                line += 1
+                if depth == 0 and not (line < len(lines) and lines[line].lstrip().startswith("else")):
+                    break
+            continue
         while not lines[line].rstrip().endswith(";"):
             launch_lines.add(line)
             line += 1

@@ -29,6 +29,10 @@ BAD_VALUE = Rule("PDCC102", "bad-clause-value", "A clause has a value of the wro
     "out-of-range": Message("{value} is outside the range of {kind} values pdcc accepts, {low} to {high}",
                             "the value becomes {macro}"),
     "not-a-fraction": Message("'meld {clause}' takes a profitability between 0 and 1, not '{value}'"),
+    "knob-not-a-fraction": Message("-D{macro}={value}: a meld threshold is a profitability between 0 and 1"),
+    "fraction-macro-undefined": Message("'meld threshold({value})' names a macro pdcc cannot see: pdcc decides whether "
+                                        "to meld when it transforms the file", "define it on the command line, "
+                                        "e.g. -D{value}=0.3"),
     "granularity": Message("unknown granularity '{granularity}' in 'consldt'", "use warp, block, multiblock(K) or grid"),
     "granularity-suggested": Message("unknown granularity '{granularity}' in 'consldt'", "did you mean '{suggestion}'?"),
     "multiblock-count": Message("'multiblock' needs the number of blocks per group, e.g. multiblock(8)"),

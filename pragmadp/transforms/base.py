@@ -114,6 +114,7 @@ class Context:
         self.state: dict[str, Any] = {}                   # a pass's own bookkeeping across sites
         self.wrapped: set = set()                         # kernels whose body a pass moved into a device function
         self._after_sites: list[Callable[[Context], None]] = []
+        self.defines: dict[str, str] = {}                 # -D macros of the command line
 
     def edit(self, span: Span, text: str) -> None:
         """Replaces the user's text of `span` (a parent's header that a pass renames)."""

@@ -39,7 +39,7 @@ from pragmadp.analysis.alignment import cost, own_cost
 from pragmadp.cgen import printer
 from pragmadp.cuda import lift
 from pragmadp.cuda.frontend import Function, Node, Unit, walk
-from pragmadp.directives import Directive, MeldThreshold
+from pragmadp.directives import Directive, MeldThreshold, Value
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark, Rule
 from pragmadp.source import Span
@@ -100,7 +100,7 @@ def plan(site: MeldSite, context: Context) -> Applied | Missed:
     except Refused as refusal:
         return Missed((_remark(context, site, Kind.MISSED, refusal.rule, unit.span(site.statement),
                                reason=refusal.reason, outcome="; the if/else is left as written"),))
-    threshold = _threshold(site)
+    threshold = _threshold(site, context)
     total = cost(lifted.then) + cost(lifted.orelse)
     score = melded.stats.saved / total if total else 0.0
     span = Span(site.statement.start_byte, site.statement.start_byte + 2)
@@ -124,9 +124,23 @@ def plan(site: MeldSite, context: Context) -> Applied | Missed:
     return Applied(dataclasses.replace(melded.code, comment=summary), "melded", (knob,), (applied, alignment_remark))
 
 
-def _threshold(site: MeldSite) -> float:
+def _threshold(site: MeldSite, context: Context) -> float:
+    """The site's knob from -D if given, else the pragma's value (a macro name given with -D), else 0.2:
+    pdcc decides at transform time, so it reads the knob itself."""
     clause = site.directive.clause(MeldThreshold)
-    number = clause.value.number() if clause is not None else None
+    written = clause.value if clause is not None else None
+    for name in (site.macro, written.text if written is not None and written.is_macro else None):
+        if name is not None and name in context.defines:
+            value = Value(context.defines[name], written.span if written is not None else
+                          Span(site.statement.start_byte, site.statement.start_byte + 2))
+            number = value.number()
+            if number is None or not 0 <= number <= 1:
+                raise context.source.error(rules.BAD_VALUE, value.span, "knob-not-a-fraction", macro=name,
+                                           value=value.text)
+            return float(number)
+    if written is not None and written.is_macro:
+        raise context.source.error(rules.BAD_VALUE, written.span, "fraction-macro-undefined", value=written.text)
+    number = written.number() if written is not None else None
     return float(number) if number is not None else DEFAULT_THRESHOLD
 
 
@@ -416,7 +430,8 @@ class Melder:
             for name in sorted(mine):
                 if _uses_before_declaring(sides[other], name) or name in theirs and theirs[name] != mine[name]:
                     new = self.fresh(f"{name}_{suffix}")
-                    sides[side] = [rename(item, name, new) for item in sides[side]]
+                    first = next(k for k, item in enumerate(sides[side]) if name in _declaration_types([item]))
+                    sides[side] = sides[side][:first] + [rename(item, name, new) for item in sides[side][first:]]
                     if name in self.types.names:
                         self.types.names[new] = self.types.names[name]
             then, orelse = sides
