@@ -62,16 +62,18 @@ def rewrite(unit: Unit, defines: Mapping[str, str] | None = None) -> Rewritten:
             _bound(context, edits, kernel, site, result)
     for placed in context.placed.values():
         edits.insert(placed.offset, _placed_rope(unit, placed))
+    melded = _meld(context, edits, result)
     for pragma in unit.pdcc_pragmas:
-        _comment_out(edits, unit, pragma)
+        if not any(m.start_byte <= pragma.start_byte < m.end_byte for m in melded):  # printed with its if
+            _comment_out(edits, unit, pragma)
     result.remarks += pragmas.unread_pragmas(unit.source)
-    _meld(context, edits, result)
     result.text = edits.render()
     return result
 
 
-def _meld(context: Context, edits: EditBuffer, result: Rewritten) -> None:
-    """Each `#pragma meld` if/else through the meld pass; one inside an if that melded goes with it."""
+def _meld(context: Context, edits: EditBuffer, result: Rewritten) -> list[Node]:
+    """Each `#pragma meld` if/else through the meld pass; one inside an if that melded goes with it.
+    Returns the if statements it replaced."""
     unit = context.unit
     melded: list[Node] = []
     numbers: dict[str, int] = {}
@@ -94,6 +96,7 @@ def _meld(context: Context, edits: EditBuffer, result: Rewritten) -> None:
             melded.append(statement)
             _replace_statement(edits, statement, outcome.code)
     context.pass_name = ""
+    return melded
 
 
 def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:

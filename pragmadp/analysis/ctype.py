@@ -97,6 +97,15 @@ class Types:
             return self._call(expr.name.name, expr.args.exprs if expr.args else [])
         return None
 
+    def address(self, expr: c_ast.Node) -> str | None:
+        """The type of `&expr` for a memory access, qualifiers of what it points to kept (`const int*`)."""
+        if isinstance(expr, c_ast.ArrayRef):
+            base = self.of(expr.name)
+            return base if base and base.endswith("*") else None
+        if isinstance(expr, c_ast.UnaryOp) and expr.op == "*":
+            return self.of(expr.expr)
+        return None
+
     def space(self, expr: c_ast.Node) -> str:
         """'shared' when the address or value comes from a `__shared__` name, else 'other'."""
         return "shared" if any(isinstance(n, c_ast.ID) and n.name in self.shared for n in _nodes(expr)) else "other"
@@ -209,7 +218,8 @@ def _literal(constant: c_ast.Constant) -> str | None:
 
 
 def _pointee(kind: str | None) -> str | None:
-    return kind[:-1] if kind and kind.endswith("*") else None
+    """What a pointer points to, as a value (`const int*` -> `int`; `const int**` -> `const int*`)."""
+    return normalise(kind[:-1]) if kind and kind.endswith("*") else None
 
 
 def _promote(kind: str | None) -> str | None:

@@ -58,6 +58,7 @@ _BARRIERS = {"__syncthreads", "__syncwarp", "__syncthreads_count", "__syncthread
 _WARP = re.compile(r"^__(shfl|ballot|any|all|activemask|match|reduce|vote)")
 _COOPERATIVE = re.compile(r"cooperative_groups|\bcg::|this_thread_block|tiled_partition|this_grid|coalesced_threads")
 _LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
+_PDCC_PRAGMA = re.compile(r"\s*#\s*pragma\s+(dp|meld)\b")
 
 
 @dataclass(frozen=True)
@@ -186,6 +187,9 @@ def _refusal(unit: Unit, statement: Node) -> tuple[Rule, Node, str] | None:
             return rules.MELD_UNSUPPORTED, node, f"pdcc does not move or guard {kind.replace('_', ' ')}s"
         if kind == "declaration" and re.search(r"\b(__shared__|static|extern)\b", unit.text(node).split("=")[0]):
             return rules.MELD_UNSUPPORTED, node, "a static or shared declaration cannot move to the melded block"
+        if kind.startswith("preproc_") and not (kind == "preproc_call" and _PDCC_PRAGMA.match(unit.text(node))):
+            return rules.MELD_UNSUPPORTED, node, "a preprocessor directive inside the branch would apply to " \
+                                                 "code pdcc moves"
         if kind == "reference_declarator":
             return rules.MELD_UNSUPPORTED, node, "a reference cannot be declared before it is bound"
     sides = [_side_accesses(unit, side) for side in _sides(statement)]
@@ -662,14 +666,14 @@ class Melder:
 
     def _address_select(self, a: c_ast.Node, b: c_ast.Node) -> Merged | None:
         """Two memory accesses of different shapes: one access through the selected address."""
-        kind = self.types.of(a)
-        if kind is None or kind != self.types.of(b) or self._volatile(a, b):
+        kind = self.types.address(a)
+        if kind is None or kind != self.types.address(b) or self._volatile(a, b):
             return None
         if self.types.space(a) != self.types.space(b):
             self.blocked = f"'{_text(a)}' and '{_text(b)}' are in different address spaces (shared and global): " \
                            "one access through a selected address would lose the shared-memory access"
             return None
-        select = Select(self.condition, c_ast.UnaryOp("&", a), c_ast.UnaryOp("&", b), kind + "*", True)
+        select = Select(self.condition, c_ast.UnaryOp("&", a), c_ast.UnaryOp("&", b), kind, True)
         return Merged(c_ast.UnaryOp("*", select), alignment.MEMORY, 1)
 
     def _volatile(self, a: c_ast.Node, b: c_ast.Node) -> bool:
@@ -734,11 +738,13 @@ def _constant(kind: str) -> str:
 
 
 def _items(statement: ir.Stmt | None) -> list[ir.Stmt]:
+    """The statements of a branch; a pdcc pragma among them (one that went with an outer meld) becomes
+    the comment pdcc leaves for every pragma it consumed."""
     if statement is None:
         return []
-    if isinstance(statement, ir.Block):
-        return list(statement.items)
-    return [statement]
+    items = list(statement.items) if isinstance(statement, ir.Block) else [statement]
+    return [ir.Comment("pdcc: " + item.text.strip()) if isinstance(item, ir.Verbatim) and _PDCC_PRAGMA.match(item.text)
+            else item for item in items]
 
 
 def _count(items: Sequence[ir.Stmt | None]) -> int:

@@ -1,0 +1,152 @@
+"""The meld pass: what it melds, what it refuses and why, and the pieces it is built from (the
+Smith-Waterman alignment, the C types a select needs, the divergence analysis). Whole outputs are in the
+meld goldens; the differential tests run melded code against the original."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pragmadp.analysis import alignment
+from pragmadp.pipeline import transform
+from pragmadp.report.json_report import render_json
+from pragmadp.source import PdccError, SourceFile
+
+
+def meld(body: str, before: str = "", defines: dict[str, str] | None = None, head: str = "int *out, const int *in, "
+         "float *f, int n"):
+    code = f"{before}__global__ void k({head})\n{{\n  int t = threadIdx.x;\n{body}\n}}\n"
+    return transform(SourceFile("m.cu", code.encode()), defines=defines)
+
+
+def rules_of(result) -> list[str]:
+    return [r.rule.id for r in result.remarks]
+
+
+def test_a_divergent_branch_with_similar_sides_is_melded_with_selects():
+    result = meld("#pragma meld\n  if (t & 1) { out[t] = in[t] * 3; } else { out[t] = in[t] * 5; }")
+    assert "PDCC800" in rules_of(result)
+    assert "const int k3_or_k5 = pdcc_then ? 3 : 5;" in result.text
+    assert "out[t] = in[t] * k3_or_k5;" in result.text
+    applied = next(r for r in result.remarks if r.rule.id == "PDCC800")
+    assert applied.args["aligned"] == 2 and applied.args["selects"] == 1 and float(applied.args["score"]) >= 0.2
+
+
+def test_operands_of_different_types_are_never_selected():
+    """`c ? int : float` would convert the int to float: the two stores stay apart, each guarded."""
+    result = meld("#pragma meld\n  if (t & 1) { f[t] = t; } else { f[t] = f[n]; }")
+    assert "pdcc_then ? t : f[n]" not in result.text
+
+
+def test_loads_meld_by_selecting_the_address_never_by_loading_both():
+    result = meld("#pragma meld\n  if (t & 1) { out[t] = in[t + 1]; } else { out[t] = *(in + n); }")
+    assert "PDCC800" in rules_of(result)
+    assert "const int *const in_or_sum = pdcc_then ? &in[t + 1] : &(*(in + n));" in result.text
+    assert "out[t] = *in_or_sum;" in result.text
+
+
+def test_registers_stored_apart_keep_their_own_store():
+    result = meld("  int a = 0, b = 0;\n#pragma meld\n  if (t & 1) { a = in[t] * 7 + 1; } else { b = in[t] * 5 + 2; }\n"
+                  "  out[t] = a + b;")
+    assert "PDCC800" in rules_of(result)
+    assert "&a" not in result.text and "&b" not in result.text   # no address of a register
+
+
+@pytest.mark.parametrize("body, rule, line, column", [
+    ("#pragma meld\n  if (t & 1) { out[t] = 1; __syncthreads(); } else { out[t] = 2; }", "PDCC810", 5, 28),
+    ("#pragma meld\n  if (t & 1) { out[t] = __shfl_sync(0xffffffffu, t, 0); } else { out[t] = t; }", "PDCC811", 5, 25),
+    ("#pragma meld\n  if (t & 1) { out[t] = 1; return; } else { out[t] = 2; }", "PDCC813", 5, 28),
+    ("#pragma meld\n  if (t & 1) { atomicAdd(out, 1); } else { out[0] += 1; }", "PDCC814", 5, 3),
+    ("  __shared__ int s[32];\n#pragma meld\n  if (t & 1) { s[t % 32] = in[t]; } else { out[t] = in[t]; }\n"
+     "  out[n] = s[t % 32];", "PDCC815", 6, 3),
+    ("#pragma meld\n  if (t & 1) { __shared__ int s[4]; s[0] = 1; out[t] = s[0]; } else { out[t] = 2; }", "PDCC817", 5, 16),
+    ("#pragma meld\n  if (n > 2) { out[t] = 1; } else { out[t] = 2; }", "PDCC803", 5, 6),
+])
+def test_refusals_name_their_reason_and_place(body, rule, line, column):
+    result = meld(body)
+    remark = next(r for r in result.remarks if r.rule.id == rule)
+    assert (remark.location.line, remark.location.column) == (line, column)
+    assert "PDCC800" not in rules_of(result)
+    assert "pdcc_then" not in result.text
+
+
+def test_a_break_inside_a_loop_of_the_branch_does_not_leave_it():
+    result = meld("#pragma meld\n  if (t & 1) { for (int i = 0; i < n; i++) { if (in[i]) break; out[i] = i * 3; } }"
+                  " else { for (int i = 0; i < n; i++) { if (in[i]) break; out[i] = i * 5; } }")
+    assert "PDCC813" not in rules_of(result)
+
+
+def test_divergence_is_found_through_variables_and_loads():
+    result = meld("  int v = in[t];\n  int w = v * 2;\n#pragma meld\n  if (w > 3) { out[t] = 1; } else { out[t] = 2; }")
+    assert "PDCC803" not in rules_of(result)
+    uniform = meld("  int w = n * 2;\n#pragma meld\n  if (w > blockIdx.x) { out[t] = 1; } else { out[t] = 2; }")
+    remark = next(r for r in uniform.remarks if r.rule.id == "PDCC803")
+    assert "w > blockIdx.x" in remark.message
+
+
+def test_the_threshold_decides_and_the_knob_overrides_it():
+    body = "#pragma meld threshold(0.45)\n  if (t & 4) { out[t] = t * 3; out[t + 1] = 7; } else { out[t] = t * 5; f[t] = 1.0f; }"
+    below = meld(body)
+    assert "PDCC802" in rules_of(below) and "pdcc_then" not in below.text
+    lowered = meld(body, defines={"PDCC_MELD_THRESHOLD_k_0": "0.1"})
+    assert "PDCC800" in rules_of(lowered)
+    assert [k.macro for k in lowered.knobs] == ["PDCC_MELD_THRESHOLD_k_0"]
+    report = json.loads(render_json(lowered.remarks, "test", lowered.knobs))
+    assert report["knobs"][0]["kind"] == "meld_threshold"
+
+
+def test_a_knob_outside_zero_to_one_is_an_error_at_the_pragma():
+    with pytest.raises(PdccError) as raised:
+        meld("#pragma meld\n  if (t & 1) { out[t] = 1; } else { out[t] = 2; }", defines={"PDCC_MELD_THRESHOLD_k_0": "3"})
+    assert raised.value.remark.rule.id == "PDCC102" and "between 0 and 1" in raised.value.remark.message
+
+
+def test_a_threshold_named_by_a_macro_must_come_from_the_command_line():
+    body = "#pragma meld threshold(MY_T)\n  if (t & 1) { out[t] = t * 3; } else { out[t] = t * 5; }"
+    with pytest.raises(PdccError) as raised:
+        meld(body)
+    assert "-DMY_T=0.3" in raised.value.remark.hint
+    assert "PDCC800" in rules_of(meld(body, defines={"MY_T": "0.1"}))
+
+
+def test_a_meld_in_host_code_is_a_missed_remark():
+    code = "void h(int *o, int t) {\n#pragma meld\n  if (t & 1) { o[0] = 1; } else { o[0] = 2; }\n}\n"
+    result = transform(SourceFile("h.cu", code.encode()))
+    assert "PDCC817" in rules_of(result) and "pdcc_then" not in result.text
+
+
+def test_a_pragma_inside_a_melded_branch_goes_with_it():
+    result = meld("#pragma meld\n  if (t & 1) {\n#pragma meld\n    if (t & 2) { out[t] = 1; } else { out[t] = 2; }\n"
+                  "  } else {\n    if (t & 2) { out[t] = 3; } else { out[t] = 4; }\n  }")
+    assert rules_of(result).count("PDCC800") == 1
+    assert result.text.count("const bool pdcc_then") == 1
+
+
+# --- the alignment --------------------------------------------------------------------------------
+
+@settings(max_examples=200, derandomize=True)
+@given(st.lists(st.integers(0, 4), max_size=8), st.lists(st.integers(0, 4), max_size=8))
+def test_the_alignment_keeps_both_orders_and_every_element_once(left, right):
+    pairs = alignment.smith_waterman(left, right, lambda i, j: 10.0 if left[i] == right[j] else None, 3)
+    lefts = [i for i, _ in pairs if i is not None]
+    rights = [j for _, j in pairs if j is not None]
+    assert sorted(lefts) == list(range(len(left))) and sorted(rights) == list(range(len(right)))
+    aligned = [(i, j) for i, j in pairs if i is not None and j is not None]
+    assert all(left[i] == right[j] for i, j in aligned)
+    assert aligned == sorted(aligned) and [j for _, j in aligned] == sorted(j for _, j in aligned)
+
+
+def test_the_alignment_finds_the_best_common_run():
+    left, right = ["a", "x", "b", "c"], ["a", "b", "y", "c"]
+    pairs = alignment.smith_waterman(left, right, lambda i, j: 10.0 if left[i] == right[j] else None, 1)
+    assert [(i, j) for i, j in pairs if i is not None and j is not None] == [(0, 0), (2, 1), (3, 3)]
+
+
+def test_darm_costs():
+    from pycparser import c_parser
+    tree = c_parser.CParser().parse("void f() { x = a[i] / b + c * d - e; }").ext[0].body.block_items[0]
+    assert alignment.cost(tree) == alignment.MEMORY + alignment.DIVISION + alignment.MULTIPLICATION + \
+        2 * alignment.ADDITION
