@@ -37,12 +37,14 @@ _SAME_AS_ARGUMENTS = {"min", "max", "abs"}
 
 def normalise(written: str) -> str:
     """`float *__restrict__ const` -> `float*`; `const float *` -> `const float*` (what a pointer points
-    to keeps its qualifiers: a select must not drop them); `unsigned` -> `unsigned int`."""
-    head, star, _ = written.partition("*")
-    stars = written.count("*")
-    pointee = " ".join(re.findall(r"\b(?:const|volatile)\b", head)) if star else ""
+    to keeps its qualifiers: a select must not drop them); `unsigned` -> `unsigned int`; array bounds
+    stay (`float[16]*`, a pointer to rows of 16)."""
+    start = min((i for i in (written.find("*"), written.find("[")) if i >= 0), default=len(written))
+    head, wrappers = written[:start], re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict)\b|\s", "",
+                                                 written[start:])
+    pointee = " ".join(re.findall(r"\b(?:const|volatile)\b", head)) if wrappers else ""
     base = " ".join(_DROPPED.sub(" ", head).replace("&", " ").split())
-    return (pointee + " " if pointee else "") + _SPELLINGS.get(base, base) + "*" * stars
+    return (pointee + " " if pointee else "") + _SPELLINGS.get(base, base) + wrappers
 
 
 @dataclass
@@ -144,25 +146,32 @@ def _declare(unit: Unit, types: Types, node: Node) -> None:
         return
     base = unit.source.data[node.start_byte:kind.end_byte].decode()
     for declarator in node.children_by_field_name("declarator"):
-        name, stars = _declared(declarator)
+        name, suffix = _declared(unit, declarator)
         if name is not None:
-            types.declare(unit.text(name), base + "*" * stars)
+            types.declare(unit.text(name), base + suffix)
 
 
-def _declared(declarator: Node) -> tuple[Node | None, int]:
-    """The declared identifier and how many pointer (or array) levels wrap it; None for a reference or
-    a function declarator, whose type this analysis does not follow."""
-    stars = 0
+def _declared(unit: Unit, declarator: Node) -> tuple[Node | None, str]:
+    """The declared identifier and what wraps it, as this module writes types: `float *p` -> `*`,
+    `float s[16][8]` -> `[8]*` (an array decays to a pointer to its first element); None for a reference
+    or a function declarator, whose type this analysis does not follow."""
+    wrappers = []   # from the outside in: the one nearest the name binds first
     while declarator.type != "identifier":
-        if declarator.type in ("pointer_declarator", "array_declarator"):
-            stars += 1
+        if declarator.type == "pointer_declarator":
+            wrappers.append("*")
+        elif declarator.type == "array_declarator":
+            size = declarator.child_by_field_name("size")
+            wrappers.append(f"[{unit.text(size).strip() if size is not None else ''}]")
         elif declarator.type != "init_declarator":
-            return None, 0
+            return None, ""
         inner = declarator.child_by_field_name("declarator")
         if inner is None:
-            return None, 0
+            return None, ""
         declarator = inner
-    return declarator, stars
+    suffix = "".join(wrappers)
+    if suffix.endswith("]"):
+        suffix = suffix[:suffix.rindex("[")] + "*"
+    return declarator, suffix
 
 
 def _file_variables(unit: Unit) -> list[tuple[str, str]]:
@@ -174,9 +183,9 @@ def _file_variables(unit: Unit) -> list[tuple[str, str]]:
             continue
         base = unit.source.data[node.start_byte:kind.end_byte].decode()
         for declarator in node.children_by_field_name("declarator"):
-            name, stars = _declared(declarator)
+            name, suffix = _declared(unit, declarator)
             if name is not None:
-                found.append((unit.text(name), base + "*" * stars))
+                found.append((unit.text(name), base + suffix))
     return found
 
 
@@ -218,8 +227,13 @@ def _literal(constant: c_ast.Constant) -> str | None:
 
 
 def _pointee(kind: str | None) -> str | None:
-    """What a pointer points to, as a value (`const int*` -> `int`; `const int**` -> `const int*`)."""
-    return normalise(kind[:-1]) if kind and kind.endswith("*") else None
+    """What a pointer or array holds, as a value (`const int*` -> `int`; `const int**` -> `const int*`;
+    `float[16]*` -> `float[16]`, `float[16]` -> `float`)."""
+    if kind and kind.endswith("*"):
+        return normalise(kind[:-1])
+    if kind and kind.endswith("]"):
+        return normalise(kind[:kind.rindex("[")])
+    return None
 
 
 def _promote(kind: str | None) -> str | None:

@@ -51,6 +51,7 @@ RULES = (rules.MELD_APPLIED, rules.MELD_ALIGNMENT, rules.MELD_UNPROFITABLE, rule
          rules.MELD_WARP, rules.MELD_COOPERATIVE, rules.MELD_JUMP, rules.MELD_ATOMIC, rules.MELD_ADDRESS_SPACE,
          rules.MELD_UNSUPPORTED)
 DEFAULT_THRESHOLD = 0.2
+_PAIRS_SHOWN = 6        # the alignment remark names this many pairs, then counts the rest
 GAP = alignment.OTHER   # an unaligned statement costs a guard
 
 _BARRIERS = {"__syncthreads", "__syncwarp", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
@@ -105,7 +106,9 @@ def plan(site: MeldSite, context: Context) -> Applied | Missed:
     total = cost(lifted.then) + cost(lifted.orelse)
     score = melded.stats.saved / total if total else 0.0
     span = Span(site.statement.start_byte, site.statement.start_byte + 2)
-    pairs = "; ".join(melded.stats.pairs) or "no statements"
+    shown = melded.stats.pairs[:_PAIRS_SHOWN]
+    more = len(melded.stats.pairs) - len(shown)
+    pairs = "; ".join(shown) + (f"; and {more} more" if more > 0 else "") if shown else "no statements"
     alignment_remark = _remark(context, site, Kind.ANALYSIS, rules.MELD_ALIGNMENT, span, pairs=pairs)
     knob = ir.Knob(site.macro, _format(threshold), "meld_threshold", (0, 1))
     if score < threshold or not melded.stats.aligned:
@@ -310,6 +313,7 @@ class Melder:
         self.blocked = ""                   # why a pair was refused for mixing address spaces
         self.condition = c_ast.ID("")
         self.stats = Stats()
+        self.naming = True                  # selects become named temporaries (not in an else-if chain's tail)
 
     def region(self, statement: ir.If) -> Region:
         """`{ const bool pdcc_then = c; ...the melded sides... }`."""
@@ -319,9 +323,10 @@ class Melder:
         self.stats.statements = _count(then) + _count(orelse)
         inner_aligned = 0
         if isinstance(statement.orelse, ir.If):   # `else if`: the rest of the chain melds first, as its own region
-            condition, self.condition, stats = self.condition, c_ast.ID(""), self.stats
-            self.stats = Stats()
+            condition, self.condition, stats, naming = self.condition, c_ast.ID(""), self.stats, self.naming
+            self.stats, self.naming = Stats(), False   # its selects stay in its statements, to meld further
             inner = self.region(statement.orelse)
+            self.naming = naming
             if inner.stats.aligned:
                 orelse = list(inner.code.items)
                 stats.statements = _count(then) + inner.stats.statements   # the `if` of the chain is not one
@@ -449,6 +454,15 @@ class Melder:
             return self._expressions(a.expr, b.expr)
         if isinstance(a, ir.Declaration) and isinstance(b, ir.Declaration):
             return self._declarations(a, b)
+        if isinstance(a, ir.Sequence) and isinstance(b, ir.Sequence) and a.tag == b.tag == "declaration" and \
+                len(a.items) == len(b.items):   # `int i = 0, j = 0;` against `int i = n, j = n;`
+            pairs = [self._declarations(x, y) if isinstance(x, ir.Declaration) and isinstance(y, ir.Declaration)
+                     else None for x, y in zip(a.items, b.items)]
+            if any(p is None for p in pairs):
+                return None
+            done = [p for p in pairs if p is not None]
+            return Pair(tuple(s for p in done for s in p.code), sum(p.saved for p in done),
+                        sum(p.selects for p in done), 2 * len(done))
         if isinstance(a, ir.If) and isinstance(b, ir.If):
             return self._ifs(a, b)
         if isinstance(a, ir.For) and isinstance(b, ir.For):
@@ -484,17 +498,19 @@ class Melder:
         temporary = c_ast.ID(name)
         store = ir.If(self.condition, ir.ExprStmt(c_ast.Assignment(a.op, a.lvalue, temporary)),
                       ir.ExprStmt(c_ast.Assignment(b.op, b.lvalue, temporary)))
-        return Pair((*selects, ir.Declaration(_constant(kind), name, node), store),
-                    value.saved, value.selects, 2)
+        # the two stores cost a select's worth: a pair that stores one register scores higher
+        return Pair((*selects, _temporary(kind, name, node), store), value.saved, value.selects + 1, 2)
 
     def _declarations(self, a: ir.Declaration, b: ir.Declaration) -> Pair | None:
+        """One declaration for a name both sides declare alike, its initial value selected where the sides
+        differ (whether that pays is the alignment's call: a loop's counter melds with its loop)."""
         if ctype.normalise(a.type) != ctype.normalise(b.type) or _declarator_shape(a) != _declarator_shape(b) or \
                 (a.init is None) != (b.init is None) or _declared(a) != _declared(b):
             return None
         if a.init is None or b.init is None:
             return Pair((a,), 0, 0, 2)
         merged = self.expr(a.init, b.init, "value")
-        if merged is None or merged.score <= 0:
+        if merged is None:
             return None
         *selects, node = self._named_selects(merged.node, hoist=_simple(a.init) and _simple(b.init))
         return Pair((*selects, dataclasses.replace(a, init=node)), merged.saved, merged.selects, 2)
@@ -524,12 +540,15 @@ class Melder:
                     return None
                 b = ir.For(rename_expr(b.init, old, new), rename_expr(b.cond, old, new),
                            rename_expr(b.step, old, new), rename(b.body, old, new))
-            init = self._declarations(a.init.declaration, b.init.declaration)  # type: ignore[union-attr]
-            merged_init = init.code[-1] if init is not None and len(init.code) == 1 else None
-            if merged_init is None:
+            first, second = a.init.declaration, b.init.declaration  # type: ignore[union-attr]
+            if ctype.normalise(first.type) != ctype.normalise(second.type) or first.init is None or \
+                    second.init is None or _declarator_shape(first) != _declarator_shape(second):
                 return None
-            start: c_ast.Node | None = ir.DeclarationExpr(merged_init)  # type: ignore[arg-type]
-            saved, selects = init.saved, init.selects  # type: ignore[union-attr]
+            value = self.expr(first.init, second.init, "value")
+            if value is None:
+                return None
+            start: c_ast.Node | None = ir.DeclarationExpr(dataclasses.replace(first, init=_inline(value.node)))
+            saved, selects = value.saved, value.selects
         else:
             both = [self.expr(x, y, "value") if x is not None and y is not None else None for x, y in [(a.init, b.init)]]
             if (a.init is None) != (b.init is None) or (a.init is not None and both[0] is None):
@@ -610,6 +629,8 @@ class Melder:
             self.blocked = f"'{_text(a)}' and '{_text(b)}' point into different address spaces (shared and " \
                            "global): a select of the two would lose the shared-memory access"
             return None
+        if kind.endswith("]"):   # arrays (rows of a 2-D array) decay to pointers in a select
+            kind = kind[:kind.rindex("[")] + "*"
         return Merged(Select(self.condition, a, b, kind, False), 0, 1)
 
     def _same_kind(self, a: c_ast.Node, b: c_ast.Node) -> Merged | None:
@@ -673,7 +694,7 @@ class Melder:
             self.blocked = f"'{_text(a)}' and '{_text(b)}' are in different address spaces (shared and global): " \
                            "one access through a selected address would lose the shared-memory access"
             return None
-        select = Select(self.condition, c_ast.UnaryOp("&", a), c_ast.UnaryOp("&", b), kind, True)
+        select = Select(self.condition, _address(a), _address(b), kind, True)
         return Merged(c_ast.UnaryOp("*", select), alignment.MEMORY, 1)
 
     def _volatile(self, a: c_ast.Node, b: c_ast.Node) -> bool:
@@ -698,7 +719,7 @@ class Melder:
                 return value
             name = self.fresh(_hint(operand))
             self.types.names[name] = kind
-            declared.append(ir.Declaration(_constant(kind), name, value))
+            declared.append(_temporary(kind, name, value))
             return c_ast.ID(name)
 
         def visit(n: c_ast.Node, lazy: bool) -> c_ast.Node:
@@ -716,8 +737,7 @@ class Melder:
                     return c_ast.ID(named[key])
                 name = named[key] = self.fresh(f"{_hint(n.iftrue)}_or_{_hint(n.iffalse)}")
                 self.types.names[name] = n.kind
-                written = _constant(n.kind)
-                declared.append(ir.Declaration(written, name, c_ast.TernaryOp(inner.cond, inner.iftrue, inner.iffalse)))
+                declared.append(_temporary(n.kind, name, c_ast.TernaryOp(inner.cond, inner.iftrue, inner.iffalse)))
                 return c_ast.ID(name)
             copied = copy.copy(n)
             for slot, child in _slots(n):
@@ -726,15 +746,22 @@ class Melder:
                 copied.exprs = [visit(child, lazy) for child in n.exprs]
             return copied
 
+        hoist = hoist and self.naming
         tree = visit(node, False)
         return [*declared, tree]
 
 
 # --- helpers on the IR --------------------------------------------------------------------------------
 
-def _constant(kind: str) -> str:
-    """The type of a temporary that is never assigned again: `const float`, `float *const`."""
-    return f"{kind[:-1]} *const" if kind.endswith("*") else f"const {kind}"
+def _temporary(kind: str, name: str, value: c_ast.Node) -> ir.Declaration:
+    """A temporary never assigned again, in C's declarator syntax: `const float x`, `float *const p`,
+    `float (*const rows)[16]` for a pointer to rows of an array (kind `float[16]*`)."""
+    if not kind.endswith("*"):
+        return ir.Declaration(f"const {kind}", name, value)
+    pointee = kind[:-1]
+    bounds = pointee[pointee.index("["):] if "[" in pointee else ""
+    base = pointee[:len(pointee) - len(bounds)]
+    return ir.Declaration(base, f"(*const {name}){bounds}" if bounds else f"*const {name}", value)
 
 
 def _items(statement: ir.Stmt | None) -> list[ir.Stmt]:
@@ -948,6 +975,13 @@ def _nodes(expr: c_ast.Node) -> Iterator[c_ast.Node]:
     yield expr
     for _, child in expr.children():
         yield from _nodes(child)
+
+
+def _address(access: c_ast.Node) -> c_ast.Node:
+    """`&a[i]`, and `p` for `*p` (not `&*p`)."""
+    if isinstance(access, c_ast.UnaryOp) and access.op == "*":
+        return access.expr
+    return c_ast.UnaryOp("&", access)
 
 
 def _is_memory(node: c_ast.Node) -> bool:

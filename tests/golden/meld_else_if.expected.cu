@@ -11,17 +11,13 @@ __global__ void neighbours(const float *c, float *dn, float *ds, int w, int h)
   { // meld site neighbours_0: profitability 0.64, 6 of 6 statements melded, 3 selects
     const bool pdcc_then = i == 0;
     bool pdcc_then_2;
-    int idx_or_sum;
     if (!pdcc_then) {
       pdcc_then_2 = i == h - 1;
     }
     const int idx_or_difference = pdcc_then ? idx : idx - w;
     n = c[idx_or_difference];
-    if (!pdcc_then) {
-      idx_or_sum = pdcc_then_2 ? idx : idx + w;
-    }
-    const int sum_or_idx_or_sum = pdcc_then ? idx + w : idx_or_sum;
-    s = c[sum_or_idx_or_sum];
+    const int sum_or_value = pdcc_then ? idx + w : (pdcc_then_2 ? idx : idx + w);
+    s = c[sum_or_value];
   }
 #line 20 "meld_else_if.cu"
   dn[i] = n - c[idx];
