@@ -73,6 +73,14 @@ def test_refusals_name_their_reason_and_place(body, rule, line, column):
     assert "pdcc_then" not in result.text
 
 
+def test_short_arithmetic_on_both_sides_is_left_to_ptxas_predication():
+    result = meld("  int v = in[t];\n#pragma meld\n  if (v < 0) { v = -v; v += n >> 1; v /= n; v = -v; } "
+                  "else { v += n >> 1; v /= n; }\n  out[t] = v;")
+    remark = next(r for r in result.remarks if r.rule.id == "PDCC805")
+    assert (remark.args["then_cost"], remark.args["else_cost"]) == (38, 28)
+    assert "pdcc_then" not in result.text
+
+
 def test_a_break_inside_a_loop_of_the_branch_does_not_leave_it():
     result = meld("#pragma meld\n  if (t & 1) { for (int i = 0; i < n; i++) { if (in[i]) break; out[i] = i * 3; } }"
                   " else { for (int i = 0; i < n; i++) { if (in[i]) break; out[i] = i * 5; } }")

@@ -47,10 +47,12 @@ from pragmadp.transforms.base import Applied, Context, Missed
 
 NAME = "meld"
 CLAUSE = MeldThreshold
-RULES = (rules.MELD_APPLIED, rules.MELD_ALIGNMENT, rules.MELD_UNPROFITABLE, rules.MELD_UNIFORM, rules.MELD_BARRIER,
+RULES = (rules.MELD_APPLIED, rules.MELD_ALIGNMENT, rules.MELD_UNPROFITABLE, rules.MELD_UNIFORM, rules.MELD_PREDICATED,
+         rules.MELD_BARRIER,
          rules.MELD_WARP, rules.MELD_COOPERATIVE, rules.MELD_JUMP, rules.MELD_ATOMIC, rules.MELD_ADDRESS_SPACE,
          rules.MELD_UNSUPPORTED)
 DEFAULT_THRESHOLD = 0.2
+PREDICATED_COST = 40    # a side this cheap in DARM cycles, all arithmetic, is predicated by ptxas
 _PAIRS_SHOWN = 6        # the alignment remark names this many pairs, then counts the rest
 GAP = alignment.OTHER   # an unaligned statement costs a guard
 
@@ -96,6 +98,10 @@ def plan(site: MeldSite, context: Context) -> Applied | Missed:
         return Missed((_remark(context, site, Kind.MISSED, rules.MELD_UNSUPPORTED, unit.span(condition),
                                reason="the condition declares a variable, which pdcc does not meld",
                                outcome="; the if/else is left as written"),))
+    predicated = _predicated_anyway(lifted)
+    if predicated is not None:
+        return Missed((_remark(context, site, Kind.MISSED, rules.MELD_PREDICATED, unit.span(condition),
+                               then_cost=predicated[0], else_cost=predicated[1]),))
     melder = Melder(unit.analysis(ctype.of_function, site.function.node), _names(unit, site.function))
     try:
         melded = melder.region(lifted)
@@ -126,6 +132,18 @@ def plan(site: MeldSite, context: Context) -> Applied | Missed:
     summary = f"meld site {site.name}: profitability {score:.2f}, {stats.aligned} of {stats.statements} " \
               f"statements melded, {stats.selects} selects"
     return Applied(dataclasses.replace(melded.code, comment=summary), "melded", (knob,), (applied, alignment_remark))
+
+
+def _predicated_anyway(statement: ir.If) -> tuple[int, int] | None:
+    """The two sides' costs when both are short arithmetic that ptxas if-converts: no memory access, no
+    loop, no call, at most PREDICATED_COST each (a quantisation diamond: the branch costs nothing to split)."""
+    costs = []
+    for side in (statement.then, statement.orelse):
+        nodes = list(_statement_nodes(side))
+        if any(isinstance(n, (ir.For, ir.Verbatim, c_ast.FuncCall)) or _is_memory(n) for n in nodes):
+            return None
+        costs.append(cost(side))
+    return (costs[0], costs[1]) if max(costs) <= PREDICATED_COST else None
 
 
 def _threshold(site: MeldSite, context: Context) -> float:
