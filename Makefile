@@ -26,7 +26,7 @@ SETUP := $(VENV)/.installed
 TYPECHECK := $(PY) -m mypy pragmadp
 endif
 
-.PHONY: setup demo test test-gpu bench bench-check clean
+.PHONY: setup demo test test-gpu bench bench-meld bench-check clean
 
 setup: $(SETUP)
 
@@ -59,6 +59,11 @@ test-gpu: $(SETUP)
 
 bench: $(SETUP)
 	$(PY) bench/run.py --out $(BUILD)/bench $(BENCH_ARGS)
+
+# The control-flow melding samples alone (original, pdcc and hand builds of samples/meld_*, Nsight Compute's
+# counts beside the times): about 4 minutes on an H200. `make bench` runs them after the others.
+bench-meld: $(SETUP)
+	$(PY) bench/run.py --out $(BUILD)/bench-meld --only meld $(BENCH_ARGS)
 
 # A change against recorded results in minutes: per input the plain and aggregation-only variants and
 # the fastest configuration recorded in BASELINE; writes $(BUILD)/bench-check/comparison.md.

@@ -3,15 +3,18 @@
 # dependencies from wheels carried in .whl/ (as `make bench WHEELS=.whl` does), data from .data/.
 #   bash bench/gpu_box.sh OUTDIR checks              GPU tests, launchability after device link, compute-sanitizer
 #   bash bench/gpu_box.sh OUTDIR bench [bench args]  e.g. --configs-from bench/results/2026-11-30-h200.json
+#   bash bench/gpu_box.sh OUTDIR meld [bench args]   the control-flow melding samples: tests/test_meld_samples.py
+#                                                     (GPU and CPU), then bench/run.py --only meld (about 4 min)
 # The device allows 10 minutes a command: each half stops its steps at BUDGET_S seconds (default 510) and
-# still writes what it has. SKIP_TESTS=1, SKIP_LAUNCHABLE=1, SKIP_SANITIZER=1 leave a step of `checks` out.
-# Writes to OUTDIR (few files: the device returns at most 8): gpu-tests.log, launchable.log, sanitizer.log,
-# or bench.log, results.md/json, comparison.md, ratios.png; and summary.txt last, also printed.
+# still writes what it has. SKIP_TESTS=1, SKIP_LAUNCHABLE=1, SKIP_SANITIZER=1 leave a step of `checks` out
+# (SKIP_TESTS=1 also the tests of `meld`). Writes to OUTDIR (few files: the device returns at most 8):
+# gpu-tests.log, launchable.log, sanitizer.log, or bench.log, results.md/json, comparison.md, ratios.png, or
+# meld-tests.log, bench.log, results.md/json; and summary.txt last, also printed.
 set -uo pipefail
-out=${1:?usage: bench/gpu_box.sh OUTDIR checks|bench [bench args...]}
-mode=${2:?usage: bench/gpu_box.sh OUTDIR checks|bench [bench args...]}
+out=${1:?usage: bench/gpu_box.sh OUTDIR checks|bench|meld [bench args...]}
+mode=${2:?usage: bench/gpu_box.sh OUTDIR checks|bench|meld [bench args...]}
 shift 2
-case $mode in checks|bench) ;; *) echo "gpu_box: the mode is 'checks' or 'bench', not '$mode'"; exit 2 ;; esac
+case $mode in checks|bench|meld) ;; *) echo "gpu_box: the mode is 'checks', 'bench' or 'meld', not '$mode'"; exit 2 ;; esac
 mkdir -p "$out"
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -107,6 +110,23 @@ if [ "$mode" = bench ]; then
     [ -f /tmp/pdcc-bench/$file ] && cp /tmp/pdcc-bench/$file "$out/"
   done
   [ -f "$out/comparison.md" ] && cat "$out/comparison.md" >>"$summary"
+fi
+if [ "$mode" = meld ]; then
+  if [ "${SKIP_TESTS:-0}" != 1 ]; then
+    echo "== meld sample tests (GPU: original, pdcc and hand builds agree on random inputs; CPU: builds, verdicts)"
+    within python3 -m pytest -q -rA -p no:cacheprovider tests/test_meld_samples.py >"$out/meld-tests.log" 2>&1
+    rc=$?
+    note "meld tests (exit $rc): $(tail -1 "$out/meld-tests.log")"
+    grep -E "^(FAILED|ERROR)" "$out/meld-tests.log" | head -20 | tee -a "$summary"
+  fi
+  echo "== meld benchmark"
+  within python3 bench/run.py --out /tmp/pdcc-bench-meld --only meld "$@" >"$out/bench.log" 2>&1
+  rc=$?
+  note "meld benchmark (exit $rc, 124: out of time; the tables hold every input finished): $(grep -m1 '^built' "$out/bench.log")"
+  for file in results.md results.json; do
+    [ -f /tmp/pdcc-bench-meld/$file ] && cp /tmp/pdcc-bench-meld/$file "$out/"
+  done
+  [ -f "$out/results.md" ] && sed -n '/^### Geometric mean over the samples/,$p' "$out/results.md" >>"$summary"
 fi
 note "gpu_box $mode: $((SECONDS - started)) s"
 echo "== summary"

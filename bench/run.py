@@ -11,12 +11,22 @@ shown as WRONG, never as a time. Writes results.json, a table (results.md, also 
 `--configs-from OLD.json` checks a change against an earlier run in a few minutes: per input the plain
 variants, the aggregation-only ones and the fastest pdcc configuration OLD.json recorded for that input,
 with a table of the old fastest time beside the new one (comparison.md).
+
+Control-flow melding (issue 10, `#pragma meld`): for every meld sample (samples/meld_*/, the "meld" part of
+the config) and each of its inputs, three builds in the same run: original (nvcc on the annotated file),
+pdcc (pdcc on it, as the pdcc variants above are built) and hand (nvcc on the sample melded by hand); the
+speed-up of pdcc and hand over the original, a geometric mean over the samples, and beside the times, from
+Nsight Compute on one input per sample, the threads per executed instruction
+(smsp__thread_inst_executed_per_inst_executed.ratio, 32 = no divergence) and the instructions executed
+(smsp__inst_executed.sum) of the sample's melded kernels. `--only meld` runs this part alone, `--only dp` the
+rest alone; a plain run does both (--sweep, --tune and --configs-from run the dynamic-parallelism part only).
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import csv
 import itertools
 import json
 import math
@@ -26,7 +36,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,10 +155,11 @@ def build_many(plans: list[tuple], out: Path) -> dict[tuple[str, str], Path | No
     return {key: binary if future.result() else None for key, (future, binary) in jobs.items()}
 
 
-def build_all(config: dict, out: Path) -> dict[tuple[str, str], Path | None]:
-    """Every sample's naive, flat and best programs and its pdcc configurations."""
+def build_all(config: dict, out: Path, extra: list[tuple] = ()) -> dict[tuple[str, str], Path | None]:
+    """Every sample's naive, flat and best programs and its pdcc configurations (and the `extra` plans), in
+    parallel."""
     arch = f"-arch={config['arch']}"
-    plans = []
+    plans = list(extra)
     for sample in config["samples"]:
         name = sample["name"]
         directory = SAMPLES / name
@@ -278,15 +289,22 @@ def plot(runs: list[Run], pdcc_names: list[str], path: Path) -> str:
     return f"plot: {path}"
 
 
-def save(out: Path, runs: list[Run], pdcc_names: list[str], aggregation_names: list[str], reps: int) -> str:
-    """results.md and results.json (written after every input, so a run cut short still reports)."""
-    text, summary = table(runs, pdcc_names, aggregation_names)
+def save(out: Path, runs: list[Run], pdcc_names: list[str], aggregation_names: list[str], reps: int,
+         meld: MeldResults | None = None) -> str:
+    """results.md and results.json (written after every input, so a run cut short still reports); with
+    `meld`, its section too (alone when there are no dynamic-parallelism runs)."""
+    text, summary = table(runs, pdcc_names, aggregation_names) if runs or meld is None else ("", {})
     text = (f"Each time is the median of {reps} timed runs after a warm-up"
             + (" (fewer than 5: a preview, not a measurement by DESIGN §5).\n\n" if reps < MIN_REPS else ".\n\n") + text)
+    saved = {"runs": [asdict(r) for r in runs], "geomean": summary, "reps": reps, "pdcc_variants": pdcc_names,
+             "aggregation_variants": aggregation_names}
+    if meld is not None:
+        meld_text, meld_summary = meld_table(meld)
+        text += ("\n" if runs else "") + meld_text
+        saved["meld"] = {"runs": [asdict(r) for r in meld.runs], "summary": meld_summary, "remarks": meld.remarks,
+                         "reps": meld.reps}
     (out / "results.md").write_text(text)
-    (out / "results.json").write_text(json.dumps({"runs": [asdict(r) for r in runs], "geomean": summary, "reps": reps,
-                                                  "pdcc_variants": pdcc_names,
-                                                  "aggregation_variants": aggregation_names}, indent=2))
+    (out / "results.json").write_text(json.dumps(saved, indent=2))
     return text
 
 
@@ -330,16 +348,298 @@ def comparison(runs: list[Run], recorded: dict, named: dict[str, str]) -> str:
 def merge(paths: list[str], out: Path) -> int:
     """One table from the results.json of several runs (say, the samples split over two GPU sessions)."""
     runs, pdcc_names, aggregation_names, reps = [], [], [], None
+    meld: MeldResults | None = None
     for path in paths:
         saved = json.loads(Path(path).read_text())
+        if "meld" in saved:
+            meld = meld or MeldResults(reps=saved["meld"]["reps"])
+            meld.runs += [MeldRun(**r) for r in saved["meld"]["runs"]]
+            meld.remarks.update(saved["meld"]["remarks"])
+            meld.reps = min(meld.reps, saved["meld"]["reps"])
         runs += [Run(**r) for r in saved["runs"]]
         variants = saved.get("pdcc_variants") or [r["variant"] for r in saved["runs"] if r["variant"] not in PLAIN_VARIANTS]
         pdcc_names += [n for n in variants if n not in pdcc_names]
         aggregation_names += [n for n in saved.get("aggregation_variants", []) if n not in aggregation_names]
         reps = min(saved["reps"], reps or saved["reps"])  # the weakest of the merged runs
     out.mkdir(parents=True, exist_ok=True)
-    print(save(out, runs, pdcc_names, aggregation_names, reps))
+    print(save(out, runs, pdcc_names, aggregation_names, reps, meld))
     return 0
+
+
+# ---- control-flow melding (issue 10) ----------------------------------------------------------------------
+
+MELD_VARIANTS = ("original", "pdcc", "hand")
+NCU_METRICS = ("smsp__thread_inst_executed_per_inst_executed.ratio", "smsp__inst_executed.sum")
+# nvcc does not know `#pragma meld` ("unrecognized #pragma in device code"): the original is built from the
+# annotated file with that diagnostic off. pdcc comments its pragmas out, so its build needs nothing.
+UNKNOWN_PRAGMA = ["-diag-suppress", "20199"]
+
+
+@dataclass
+class MeldRun:
+    sample: str
+    input: str
+    variant: str                 # original | pdcc | hand
+    median_ms: float | None = None
+    correct: bool | None = None
+    status: str = "ok"           # ok | WRONG | FAILED | TIMEOUT | NOT BUILT
+    detail: str = ""
+    checksum: str = ""           # FNV-1a of the output: the same output as the original's, or not
+    wall_s: float | None = None
+    threads_per_inst: float | None = None  # Nsight Compute, on the sample's profiled input
+    inst_executed: float | None = None
+    profile: str = ""            # why there are no metrics, when there are none
+
+
+@dataclass
+class MeldResults:
+    reps: int
+    runs: list[MeldRun] = field(default_factory=list)
+    remarks: dict[str, list[str]] = field(default_factory=dict)  # per sample: pdcc's verdicts on its sites
+
+
+def meld_selected(config: dict, names: list[str] | None) -> list[dict]:
+    """The config's meld samples, or those named (`bitonic` or `meld_bitonic`)."""
+    samples = config.get("meld", {}).get("samples", [])
+    if names:
+        wanted = {n.removeprefix("meld_") for n in names}
+        samples = [s for s in samples if s["name"] in wanted]
+    return samples
+
+
+def meld_plans(config: dict, samples: list[dict], out: Path) -> list[tuple]:
+    """The three builds of every meld sample: (key, variant, compiler, source, flags) as build_many takes them."""
+    arch = f"-arch={config['arch']}"
+    plans = []
+    for sample in samples:
+        name = sample["name"]
+        directory = SAMPLES / f"meld_{name}"
+        flags = [arch, "-I", str(SAMPLES / "meld_common"), "-I", str(directory)]
+        report = out / "logs" / f"pdcc-report-meld_{name}.json"
+        plans += [(f"meld_{name}", "original", ["nvcc"], directory / f"{name}.cu", [*flags, *UNKNOWN_PRAGMA]),
+                  (f"meld_{name}", "pdcc", pdcc_command(), directory / f"{name}.cu", [*flags, "-q", "--report", str(report)]),
+                  (f"meld_{name}", "hand", ["nvcc"], directory / f"{name}_hand.cu", flags)]
+    return plans
+
+
+def pdcc_verdicts(report: Path) -> list[str]:
+    """pdcc's remarks on the meld sites of a sample, one line each, from its --report JSON."""
+    if not report.exists():
+        return ["no pdcc report (the build failed?)"]
+    remarks = json.loads(report.read_text())["remarks"]
+    return [f"line {r['line']}: {r['kind']} {r['ruleId']}: {r['message']}" for r in remarks if r.get("pass") == "meld"]
+
+
+def run_meld(binary: Path | None, sample: str, label: str, variant: str, args: list[str], reps: int, timeout: float,
+             log: Path) -> MeldRun:
+    """One timed run of a meld build: the median of `reps` after a warm-up, checked against the CPU."""
+    run = MeldRun(sample, label, variant)
+    if binary is None:
+        run.status = "NOT BUILT"
+        return run
+    started = time.time()
+    try:
+        done = subprocess.run([str(binary), *args, "--reps", str(reps)], capture_output=True, text=True,
+                              timeout=timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        run.status = "TIMEOUT"
+        return run
+    finally:
+        run.wall_s = round(time.time() - started, 2)
+    with log.open("a") as handle:
+        handle.write(f"$ {binary.name} {' '.join(args)}\n{done.stdout}{done.stderr}\n")
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        run.status, run.detail = "FAILED", (done.stderr.strip().splitlines() or ["no result line"])[-1][:120]
+        return run
+    result = json.loads(lines[-1])
+    run.median_ms, run.correct = result["median_ms"], result["correct"]
+    run.detail, run.checksum = result.get("detail", ""), result.get("checksum", "")
+    if run.correct is not True:  # exit 1 with "correct": false: a wrong output, never a time
+        run.status = "WRONG"
+    elif done.returncode != 0:
+        run.status, run.detail = "FAILED", f"exit {done.returncode}: {run.detail}"
+    return run
+
+
+def ncu_command() -> str | None:
+    """Nsight Compute's command line tool: on PATH, or beside nvcc."""
+    found = shutil.which("ncu")
+    nvcc = shutil.which("nvcc")
+    if found is None and nvcc is not None and (Path(nvcc).resolve().parent / "ncu").exists():
+        found = str(Path(nvcc).resolve().parent / "ncu")
+    return found
+
+
+def ncu_value(text: str) -> float | None:
+    """A metric value as ncu prints it ("1,234,567", "27.53", "n/a")."""
+    try:
+        return float(text.replace(",", "").strip())
+    except ValueError:
+        return None
+
+
+def parse_ncu_csv(text: str) -> list[dict[str, float | None]]:
+    """Per profiled launch, its metrics, from `ncu --csv` output (the details page: one row per metric; or
+    the raw page: one column per metric, a row of units first). Lines before the CSV header are ignored."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if start is None:
+        return []
+    reader = csv.DictReader(lines[start:])
+    fields = reader.fieldnames or []
+    launches: dict[str, dict[str, float | None]] = {}
+    for row in reader:
+        launch = row.get("ID", "")
+        if "Metric Name" in fields:
+            if row.get("Metric Name") in NCU_METRICS:
+                launches.setdefault(launch, {})[row["Metric Name"]] = ncu_value(row.get("Metric Value", ""))
+        elif launch.strip().isdigit():  # raw page; the row after the header holds units
+            launches[launch] = {m: ncu_value(row.get(m, "")) for m in NCU_METRICS if m in fields}
+    return list(launches.values())
+
+
+def combine_launches(launches: list[dict[str, float | None]]) -> tuple[float | None, float | None]:
+    """Threads per instruction and instructions over several launches (the ratio weighted by instructions)."""
+    ratio_name, inst_name = NCU_METRICS
+    complete = [l for l in launches if l.get(ratio_name) is not None and l.get(inst_name) is not None]
+    instructions = sum(l[inst_name] or 0.0 for l in complete)
+    if not complete or instructions <= 0:
+        return None, None
+    threads = sum((l[ratio_name] or 0.0) * (l[inst_name] or 0.0) for l in complete)
+    return threads / instructions, instructions
+
+
+def profile_meld(ncu: str, binary: Path, kernels: list[str], launches: int, args: list[str], timeout: float,
+                 workdir: Path) -> tuple[float | None, float | None, str]:
+    """Nsight Compute on the first `launches` launches of the sample's kernels, the program run once without
+    its CPU check: (threads per instruction, instructions executed, '' or why there are none)."""
+    csv_log = workdir / f"ncu-{binary.name}.csv"
+    csv_log.unlink(missing_ok=True)
+    command = [ncu, "--metrics", ",".join(NCU_METRICS), "--csv", "--print-units", "base", "--kernel-name-base",
+               "function", "--kernel-name", f"regex:^({'|'.join(kernels)})$", "--launch-count", str(launches),
+               "--log-file", str(csv_log), str(binary), *args, "--reps", "1", "--no-check"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return None, None, "ncu timed out"
+    text = csv_log.read_text(errors="replace") if csv_log.exists() else ""
+    with (workdir / "ncu.log").open("a") as handle:
+        handle.write(f"$ {' '.join(command)}\n{done.stdout[-2000:]}{done.stderr[-2000:]}\n{text}\n")
+    threads, instructions = combine_launches(parse_ncu_csv(text))
+    if threads is None:
+        problem = next((line for line in (text + done.stdout + done.stderr).splitlines() if "ERR" in line or "rror" in line),
+                       f"ncu exit {done.returncode}, no metrics")
+        return None, None, problem.strip()[:160]
+    return threads, instructions, ""
+
+
+def speedup(original: MeldRun | None, run: MeldRun) -> float | None:
+    """original time / this time: above 1 is faster than nvcc on the original."""
+    if original is None or original.status != "ok" or run.status != "ok" or not run.median_ms:
+        return None
+    return original.median_ms / run.median_ms if original.median_ms else None
+
+
+def melded(remarks: list[str]) -> bool:
+    return any(": applied " in line for line in remarks)
+
+
+def meld_table(meld: MeldResults) -> tuple[str, dict]:
+    """The meld section of results.md (a table per sample input, pdcc's verdicts per sample, the geometric
+    means) and its summary for results.json."""
+    lines = ["## Control-flow melding (`#pragma meld`): original (nvcc -O3) against pdcc and hand-melded", "",
+             "speed-up = original ms / this ms. lanes/inst: threads per executed instruction of the sample's melded "
+             "kernels, 32 without divergence (`smsp__thread_inst_executed_per_inst_executed.ratio`); inst: "
+             "instructions executed (`smsp__inst_executed.sum`); both from Nsight Compute on one input per sample. "
+             "output: the output's checksum against the original's (float outputs may differ in the last bits "
+             "and still be correct: the checker decides).", ""]
+    samples = list(dict.fromkeys(r.sample for r in meld.runs))
+    per_sample: dict[str, dict[str, list[float]]] = {s: {"pdcc": [], "hand": []} for s in samples}
+    for sample in samples:
+        keys = list(dict.fromkeys(r.input for r in meld.runs if r.sample == sample))
+        for label in keys:
+            group = {r.variant: r for r in meld.runs if (r.sample, r.input) == (sample, label)}
+            original = group.get("original")
+            lines += [f"### {sample}: {label}", "",
+                      "| variant | median ms | result | speed-up | lanes/inst | inst (M) | output |",
+                      "| --- | ---: | --- | ---: | ---: | ---: | --- |"]
+            for variant, run in group.items():
+                shown = fmt(run.median_ms, 3) if run.status in ("ok", "WRONG") else run.status
+                verdict = "correct" if run.status == "ok" else f"{run.status}: {run.detail}".rstrip(": ")
+                gain = speedup(original, run)
+                if gain is not None and variant in per_sample[sample]:
+                    per_sample[sample][variant].append(gain)
+                same = ("" if variant == "original" or original is None or not run.checksum
+                        else "same" if run.checksum == original.checksum else "differs")
+                lanes = fmt(run.threads_per_inst, 1) if run.threads_per_inst is not None else (
+                    f"- ({run.profile})" if run.profile else "-")
+                inst = "-" if run.inst_executed is None else f"{run.inst_executed / 1e6:,.1f}"
+                lines.append(f"| {variant} | {shown} | {verdict} | {fmt(gain)} | {lanes} | {inst} | {same} |")
+            lines.append("")
+        verdicts = meld.remarks.get(sample, [])
+        if verdicts:
+            lines += [f"pdcc on {sample}:", ""] + [f"- {line}" for line in verdicts] + [""]
+    summary: dict = {"per_sample": {}, "pdcc": None, "hand": None, "pdcc_declined_as_1": None,
+                     "pdcc_lowest": None, "hand_lowest": None}
+    lines += ["### Geometric mean over the samples (each sample: the geometric mean of its inputs)", "",
+              "| sample | pdcc melded | pdcc speed-up | hand speed-up | inputs |", "| --- | --- | ---: | ---: | ---: |"]
+    pdcc_means, hand_means, accepted = [], [], []
+    for sample in samples:
+        pdcc_mean, hand_mean = geomean(per_sample[sample]["pdcc"]), geomean(per_sample[sample]["hand"])
+        did = melded(meld.remarks.get(sample, []))
+        summary["per_sample"][sample] = {"pdcc": pdcc_mean, "hand": hand_mean, "pdcc_melded": did,
+                                         "inputs": len(per_sample[sample]["pdcc"])}
+        pdcc_means += [pdcc_mean] if pdcc_mean else []
+        hand_means += [hand_mean] if hand_mean else []
+        if pdcc_mean:
+            accepted.append(pdcc_mean if did else 1.0)
+        lines.append(f"| {sample} | {'yes' if did else 'no'} | {fmt(pdcc_mean)} | {fmt(hand_mean)} | "
+                     f"{len(per_sample[sample]['pdcc'])} |")
+    summary.update(pdcc=geomean(pdcc_means), hand=geomean(hand_means), pdcc_declined_as_1=geomean(accepted),
+                   pdcc_lowest=min(pdcc_means, default=None), hand_lowest=min(hand_means, default=None))
+    lines += [f"| **geometric mean** | | {fmt(summary['pdcc'])} | {fmt(summary['hand'])} | {len(pdcc_means)} samples |",
+              f"| lowest sample | | {fmt(summary['pdcc_lowest'])} | {fmt(summary['hand_lowest'])} | |", "",
+              f"Counting a sample pdcc declined to meld as 1.00x (issue 10's acceptance): "
+              f"{fmt(summary['pdcc_declined_as_1'])}.", ""]
+    return "\n".join(lines) + "\n", summary
+
+
+def run_meld_part(config: dict, samples: list[dict], out: Path, binaries: dict, meld: MeldResults, save_all,
+                  profile: bool = True) -> None:
+    """Every input of every meld sample: the three builds timed one after another, then Nsight Compute on the
+    sample's profiled input; the tables saved after every input."""
+    settings = config["meld"]
+    ncu = ncu_command() if profile else None
+    if profile and ncu is None:
+        print("bench: no ncu (Nsight Compute) here: the meld tables get no instruction counts", flush=True)
+    for sample in samples:
+        name = sample["name"]
+        meld.remarks[name] = pdcc_verdicts(out / "logs" / f"pdcc-report-meld_{name}.json")
+        for index, item in enumerate(sample["inputs"]):
+            runs = {}
+            for variant in MELD_VARIANTS:
+                run = run_meld(binaries.get((f"meld_{name}", variant)), name, item["label"], variant, item["args"],
+                               meld.reps, settings["timeout_s"], out / "logs" / f"run-meld_{name}.log")
+                meld.runs.append(run)
+                runs[variant] = run
+                print(f"  meld {name:8s} {item['label']:28s} {variant:9s} {run.status:9s} "
+                      f"{fmt(run.median_ms, 3):>9s} ms  ({run.wall_s} s)", flush=True)
+            if index == sample.get("profile", 0):
+                for variant, run in runs.items():
+                    binary = binaries.get((f"meld_{name}", variant))
+                    if binary is None:
+                        continue
+                    if ncu is None:
+                        run.profile = "not profiled" if not profile else "no ncu"
+                        continue
+                    run.threads_per_inst, run.inst_executed, run.profile = profile_meld(
+                        ncu, binary, sample["kernels"], sample.get("launches", 1), item["args"],
+                        settings.get("profile_timeout_s", 120), out / "logs")
+                    print(f"  meld {name:8s} {item['label']:28s} {variant:9s} ncu: "
+                          f"{fmt(run.threads_per_inst, 1)} lanes/inst, {fmt(run.inst_executed, 0)} inst "
+                          f"{run.profile}", flush=True)
+            save_all()
 
 
 def main() -> int:
@@ -357,6 +657,10 @@ def main() -> int:
     parser.add_argument("--configs-from", metavar="RESULTS_JSON",
                         help="per input: plain, aggregation-only and the fastest configuration recorded there; "
                              "writes comparison.md")
+    parser.add_argument("--only", choices=("dp", "meld"),
+                        help="only the dynamic-parallelism samples, or only the control-flow melding samples "
+                             "(a plain run does both; --sweep, --tune and --configs-from imply dp)")
+    parser.add_argument("--no-profile", action="store_true", help="meld samples: no Nsight Compute runs")
     arguments = parser.parse_args()
     if arguments.merge:
         return merge(arguments.merge, Path(arguments.out))
@@ -371,7 +675,13 @@ def main() -> int:
     if arguments.configs_from:
         recorded = recorded_fastest(json.loads(Path(arguments.configs_from).read_text()), config)
         config["pdcc_configurations"] = [c for c in config["pdcc_configurations"] if c.get("role") == "aggregation only"]
-    if arguments.samples:
+    only = arguments.only or ("dp" if arguments.sweep or arguments.tune or arguments.configs_from else None)
+    if only == "meld" and "meld" not in config:
+        sys.exit(f"bench: {arguments.config} has no 'meld' part")
+    meld_samples = meld_selected(config, arguments.samples) if only != "dp" else []
+    if only == "meld":
+        config["samples"] = []
+    elif arguments.samples:
         config["samples"] = [s for s in config["samples"] if s["name"] in arguments.samples]
     reps = arguments.reps or config["reps"]
     out = Path(arguments.out)
@@ -380,18 +690,22 @@ def main() -> int:
     (out / "cache").mkdir(exist_ok=True)  # generated inputs, made once per input instead of once per run
     os.environ.setdefault("PDCC_SAMPLE_CACHE", str(out / "cache"))
     started = time.time()
-    binaries = build_all(config, out)
+    binaries = build_all(config, out, meld_plans(config, meld_samples, out))
     print(f"built {sum(b is not None for b in binaries.values())}/{len(binaries)} programs "
           f"in {time.time() - started:.0f} s", flush=True)
-    session = Session(config, out, reps, binaries)
-    data = data_dir()
+    meld = MeldResults(reps=arguments.reps or config["meld"]["reps"]) if meld_samples else None
+    session = Session(config, out, reps, binaries, meld)
+    data = data_dir() if config["samples"] else ROOT
     for sample in config["samples"]:
         for item in sample["inputs"]:
             again = recorded.get((sample["name"], item["label"]))
             session.run_input(sample["name"], item, data, arguments.tune, [again[1]] if again else [])
             if recorded:
                 (out / "comparison.md").write_text(comparison(session.runs, recorded, session.named))
-    print(plot(session.runs, session.pdcc_names, out / "ratios.png"))
+    if meld is not None:
+        run_meld_part(config, meld_samples, out, binaries, meld, session.save, profile=not arguments.no_profile)
+    if session.runs:
+        print(plot(session.runs, session.pdcc_names, out / "ratios.png"))
     print(session.save())
     if recorded:
         print((out / "comparison.md").read_text())
@@ -402,8 +716,9 @@ class Session:
     """One benchmark run: every input runs the plain variants and the configured pdcc ones once, and with
     `tune` its own coordinate search (new points are built on demand, many at once)."""
 
-    def __init__(self, config: dict, out: Path, reps: int, binaries: dict[tuple[str, str], Path | None]):
-        self.config, self.out, self.reps, self.binaries = config, out, reps, binaries
+    def __init__(self, config: dict, out: Path, reps: int, binaries: dict[tuple[str, str], Path | None],
+                 meld: MeldResults | None = None):
+        self.config, self.out, self.reps, self.binaries, self.meld = config, out, reps, binaries, meld
         self.configured = [c["name"] for c in config["pdcc_configurations"]]
         self.pdcc_names = list(self.configured)  # and the points tuning adds, for the tables
         self.aggregation_names = [c["name"] for c in config["pdcc_configurations"]
@@ -445,7 +760,7 @@ class Session:
         self.save()
 
     def save(self) -> str:
-        return save(self.out, self.runs, self.pdcc_names, self.aggregation_names, self.reps)
+        return save(self.out, self.runs, self.pdcc_names, self.aggregation_names, self.reps, self.meld)
 
 
 if __name__ == "__main__":

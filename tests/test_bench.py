@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -151,3 +152,143 @@ def test_a_check_against_earlier_results_runs_each_inputs_recorded_fastest_confi
     assert rows[2] == ("| s: a | `threshold(32) consldt(grid)` | 1.000 | 1.040 | `threshold(32) consldt(grid)` "
                        "| 1.040 | 1.04 | ok |")
     assert rows[3] == "| s: b | `agg block` | 1.000 | 1.200 | `agg block` | 1.200 | 1.20 | SLOWER |"
+
+
+# ---- the control-flow melding part (issue 10) -----------------------------------------------------------
+
+NCU_DETAILS = '''==PROF== Connected to process 4242 (/tmp/bitonic)
+==PROF== Profiling "bitonic_sort_tiles" - 0: 0%....50%....100% - 1 pass
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
+"0","4242","bitonic","127.0.0.1","bitonic_sort_tiles","1","7","(128, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","smsp__inst_executed.sum","inst","3,000,000"
+"0","4242","bitonic","127.0.0.1","bitonic_sort_tiles","1","7","(128, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","smsp__thread_inst_executed_per_inst_executed.ratio","","20.5"
+"1","4242","bitonic","127.0.0.1","bitonic_sort_tiles","1","7","(128, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","smsp__inst_executed.sum","inst","1,000,000"
+"1","4242","bitonic","127.0.0.1","bitonic_sort_tiles","1","7","(128, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","smsp__thread_inst_executed_per_inst_executed.ratio","","32"
+'''
+NCU_RAW = '''"ID","Process ID","Kernel Name","smsp__inst_executed.sum","smsp__thread_inst_executed_per_inst_executed.ratio"
+"","","","inst",""
+"0","1","k","2000","16"
+'''
+
+
+def test_ncu_csv_is_read_per_launch_and_combined_by_instruction_count():
+    launches = bench.parse_ncu_csv(NCU_DETAILS)
+    assert launches == [{"smsp__inst_executed.sum": 3e6, "smsp__thread_inst_executed_per_inst_executed.ratio": 20.5},
+                        {"smsp__inst_executed.sum": 1e6, "smsp__thread_inst_executed_per_inst_executed.ratio": 32.0}]
+    threads, instructions = bench.combine_launches(launches)
+    assert instructions == 4e6 and abs(threads - (20.5 * 3 + 32 * 1) / 4) < 1e-12
+    assert bench.combine_launches(bench.parse_ncu_csv(NCU_RAW)) == (16.0, 2000.0)
+    assert bench.parse_ncu_csv("==ERROR== ERR_NVGPUCTRPERM") == [] and bench.combine_launches([]) == (None, None)
+
+
+def fake_program(path: Path, line: str, status: int = 0) -> Path:
+    path.write_text(f"#!/bin/sh\necho 'noise'\necho '{line}'\nexit {status}\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_a_meld_run_is_wrong_failed_or_timed_never_both(tmp_path: Path):
+    ok = '{"median_ms": 2.0, "correct": true, "detail": "fine", "checksum": "ab"}'
+    wrong = '{"median_ms": 1.0, "correct": false, "detail": "3 tiles not ascending", "checksum": "cd"}'
+    log = tmp_path / "log"
+    run = bench.run_meld(fake_program(tmp_path / "a", ok), "s", "in", "pdcc", [], 5, 10, log)
+    assert (run.status, run.median_ms, run.checksum) == ("ok", 2.0, "ab")
+    run = bench.run_meld(fake_program(tmp_path / "b", wrong, 1), "s", "in", "pdcc", [], 5, 10, log)
+    assert (run.status, run.detail) == ("WRONG", "3 tiles not ascending")
+    run = bench.run_meld(fake_program(tmp_path / "c", "", 2), "s", "in", "pdcc", [], 5, 10, log)
+    assert run.status == "FAILED"
+    assert bench.run_meld(None, "s", "in", "pdcc", [], 5, 10, log).status == "NOT BUILT"
+
+
+def meld_run(sample: str, label: str, variant: str, ms: float, status: str = "ok", checksum: str = "c") -> bench.MeldRun:
+    return bench.MeldRun(sample, label, variant, ms, status == "ok", status, "", checksum)
+
+
+def test_meld_table_gives_speed_ups_per_input_and_geometric_means_over_samples():
+    meld = bench.MeldResults(reps=5, runs=[
+        meld_run("a", "x", "original", 2.0), meld_run("a", "x", "pdcc", 1.0), meld_run("a", "x", "hand", 1.0, checksum="d"),
+        meld_run("a", "y", "original", 8.0), meld_run("a", "y", "pdcc", 2.0), meld_run("a", "y", "hand", 4.0),
+        meld_run("b", "x", "original", 1.0), meld_run("b", "x", "pdcc", 1.0), meld_run("b", "x", "hand", 0.5, "WRONG")],
+        remarks={"a": ["line 3: applied PDCC800: branches melded"], "b": ["line 9: missed PDCC802: below the threshold"]})
+    meld.runs[1].threads_per_inst, meld.runs[1].inst_executed = 31.5, 2.5e6
+    text, summary = bench.meld_table(meld)
+    a, b = summary["per_sample"]["a"], summary["per_sample"]["b"]  # a: pdcc 2x and 4x, hand 2x and 2x
+    assert abs(a["pdcc"] - 8 ** 0.5) < 1e-12 and abs(a["hand"] - 2.0) < 1e-12 and a["pdcc_melded"] and a["inputs"] == 2
+    assert b["hand"] is None and b["pdcc_melded"] is False  # b's hand run was wrong: no speed-up
+    assert abs(summary["pdcc"] - 8 ** 0.25) < 1e-12 and summary["pdcc_lowest"] == 1.0
+    assert summary["pdcc_declined_as_1"] == summary["pdcc"]  # b measured 1.0 and counts 1.0
+    assert "| pdcc | 1.000 | correct | 2.00 | 31.5 | 2.5 | same |" in text
+    assert "| hand | 1.000 | correct | 2.00 | - | - | differs |" in text
+    assert "| hand | 0.500 | WRONG |" in text and "- line 9: missed PDCC802: below the threshold" in text
+
+
+def test_meld_results_are_saved_beside_or_without_the_dp_tables_and_merge(tmp_path: Path):
+    meld = bench.MeldResults(reps=5, runs=[meld_run("a", "x", "original", 2.0), meld_run("a", "x", "pdcc", 1.0)],
+                             remarks={"a": []})
+    first, second = tmp_path / "one", tmp_path / "two"
+    first.mkdir()
+    second.mkdir()
+    text = bench.save(first, [], [], [], 5, meld)
+    assert "Control-flow melding" in text and "Geometric mean, best pdcc" not in text
+    saved = json.loads((first / "results.json").read_text())
+    assert saved["meld"]["summary"]["pdcc"] == 2.0 and saved["runs"] == []
+    runs = [bench.Run("spmv", "in", v, ms, True, "ok") for v, ms in (("naive", 8.0), ("t", 1.0))]
+    both = bench.save(second, runs, ["t"], [], 5, meld)
+    assert both.index("### spmv: in") < both.index("Control-flow melding")
+    other = bench.MeldResults(reps=5, runs=[meld_run("b", "x", "original", 1.0), meld_run("b", "x", "pdcc", 2.0)],
+                              remarks={"b": []})
+    bench.save(second, [], [], [], 5, other)
+    assert bench.merge([str(first / "results.json"), str(second / "results.json")], tmp_path / "m") == 0
+    merged = json.loads((tmp_path / "m" / "results.json").read_text())["meld"]
+    assert set(merged["summary"]["per_sample"]) == {"a", "b"} and abs(merged["summary"]["pdcc"] - 1.0) < 1e-12
+
+
+def test_meld_builds_original_pdcc_and_hand_with_the_right_flags(tmp_path: Path):
+    config = json.loads((ROOT / "bench" / "config.json").read_text())
+    plans = bench.meld_plans(config, bench.meld_selected(config, ["meld_bitonic"]), tmp_path)
+    assert [(p[0], p[1], p[3].name) for p in plans] == [("meld_bitonic", "original", "bitonic.cu"),
+                                                        ("meld_bitonic", "pdcc", "bitonic.cu"),
+                                                        ("meld_bitonic", "hand", "bitonic_hand.cu")]
+    original, pdcc, hand = (p[4] for p in plans)
+    assert "20199" in original and "20199" not in pdcc and "20199" not in hand
+    assert "--report" in pdcc and pdcc[pdcc.index("--report") + 1].endswith("pdcc-report-meld_bitonic.json")
+    assert plans[1][2] == bench.pdcc_command()
+
+
+def test_every_configured_meld_sample_exists_with_its_profiled_kernels():
+    config = json.loads((ROOT / "bench" / "config.json").read_text())["meld"]
+    assert config["reps"] >= 5
+    names = [s["name"] for s in config["samples"]]
+    assert sorted(names) == sorted(p.name.removeprefix("meld_") for p in (ROOT / "samples").glob("meld_*")
+                                   if (p / f"{p.name.removeprefix('meld_')}.cu").exists())
+    for sample in config["samples"]:
+        directory = ROOT / "samples" / f"meld_{sample['name']}"
+        assert 0 <= sample.get("profile", 0) < len(sample["inputs"])
+        for source in (f"{sample['name']}.cu", f"{sample['name']}_hand.cu"):
+            text = "".join(p.read_text() for p in (directory / source, *directory.glob("*.cuh")))
+            for kernel in sample["kernels"]:
+                assert f"__global__ void {kernel}(" in text, (source, kernel)
+
+
+def test_the_meld_part_times_every_build_of_every_input_then_profiles_one(tmp_path: Path, monkeypatch):
+    config = {"arch": "sm_90", "meld": {"reps": 5, "timeout_s": 10, "samples": [
+        {"name": "s", "kernels": ["k1", "k2"], "launches": 2, "profile": 1,
+         "inputs": [{"label": "small", "args": ["--size", "1"]}, {"label": "large", "args": ["--size", "2"]}]}]}}
+    binaries = {("meld_s", v): fake_program(tmp_path / v, f'{{"median_ms": {ms}, "correct": true, "checksum": "x"}}')
+                for v, ms in (("original", 2.0), ("pdcc", 1.6), ("hand", 1.0))}
+    ncu = tmp_path / "ncu"
+    ncu.write_text("#!/bin/sh\nwhile [ \"$1\" != --log-file ]; do shift; done\n"
+                   f"cat > \"$2\" <<'EOF'\n{NCU_DETAILS}EOF\necho \"$@\" >> {tmp_path / 'ncu-args'}\n")
+    ncu.chmod(0o755)
+    monkeypatch.setattr(bench, "ncu_command", lambda: str(ncu))
+    (tmp_path / "logs").mkdir()
+    meld = bench.MeldResults(reps=5)
+    saved = []
+    bench.run_meld_part(config, config["meld"]["samples"], tmp_path, binaries, meld, lambda: saved.append(len(meld.runs)))
+    assert [(r.input, r.variant) for r in meld.runs] == [(i, v) for i in ("small", "large")
+                                                        for v in ("original", "pdcc", "hand")]
+    assert saved == [3, 6]
+    profiled = [r for r in meld.runs if r.inst_executed is not None]
+    assert [r.input for r in profiled] == ["large"] * 3 and profiled[0].inst_executed == 4e6
+    calls = (tmp_path / "ncu-args").read_text().splitlines()
+    assert len(calls) == 3 and all("--size 2 --reps 1 --no-check" in c for c in calls)
+    assert meld.remarks == {"s": ["no pdcc report (the build failed?)"]}
