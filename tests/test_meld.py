@@ -81,6 +81,14 @@ def test_short_arithmetic_on_both_sides_is_left_to_ptxas_predication():
     assert "pdcc_then" not in result.text
 
 
+def test_loops_over_global_memory_are_not_melded():
+    """Each warp would walk both sides' addresses at once (a forward and a backward merge ran 0.56x)."""
+    result = meld("#pragma meld\n  if (t & 1) { for (int i = 0; i < n; i++) out[t * n + i] = in[i] * 3; } "
+                  "else { for (int i = n - 1; i >= 0; i--) out[t * n + i] = in[i] * 5; }")
+    remark = next(r for r in result.remarks if r.rule.id == "PDCC802")
+    assert "global memory accesses inside a melded loop save nothing" in remark.message
+
+
 def test_a_break_inside_a_loop_of_the_branch_does_not_leave_it():
     result = meld("#pragma meld\n  if (t & 1) { for (int i = 0; i < n; i++) { if (in[i]) break; out[i] = i * 3; } }"
                   " else { for (int i = 0; i < n; i++) { if (in[i]) break; out[i] = i * 5; } }")

@@ -10,10 +10,7 @@ __global__ void neighbours(const float *c, float *dn, float *ds, int w, int h)
 // pdcc: #pragma meld
   { // meld site neighbours_0: profitability 0.64, 6 of 6 statements melded, 3 selects
     const bool pdcc_then = i == 0;
-    bool pdcc_then_2;
-    if (!pdcc_then) {
-      pdcc_then_2 = i == h - 1;
-    }
+    const bool pdcc_then_2 = i == h - 1;
     const int idx_or_difference = pdcc_then ? idx : idx - w;
     n = c[idx_or_difference];
     const int sum_or_value = pdcc_then ? idx + w : (pdcc_then_2 ? idx : idx + w);
