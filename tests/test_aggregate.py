@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
 
 from conftest import ROOT, assert_compiles, nvcc_compile
+from pragmadp.ir import Parameter
 from pragmadp.pipeline import transform
 from pragmadp.source import SourceFile
+from pragmadp.transforms.aggregate import parameter_type
+from pragmadp.transforms.site import RETRY_LIMIT_NS
 
 CHILD = "__global__ void child(float* out, const float* in, float a, int n) { int i = threadIdx.x; if (i < n) out[i] = a * in[i]; }\n"
 
@@ -39,7 +43,7 @@ def test_every_granularity_applies_and_reports_storage(granularity: str):
     assert storage.args["records_per_thread"] == 1 and "#define PDCC_RECORDS_PER_THREAD_parent_0 1" in result.text
     assert "static __device__ void parent__pdcc_body(" in result.text
     assert "__global__ void __launch_bounds__(1024) parent(float* out, const float* in, float a, int n)\n{" in result.text
-    assert "child__pdcc_agg_parent_0<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, 1, in, a);" in result.text
+    assert "pdcc::aggregated_launch(child__pdcc_agg_parent_0, in, a)" in result.text
 
 
 def test_arguments_the_same_for_the_whole_group_are_passed_once():
@@ -73,8 +77,21 @@ def test_aggregation_threshold_and_record_capacity_become_macros():
     result = run(LAUNCH, "consldt(warp) agg_threshold(3) buffer(pool, 64)")
     assert "#define PDCC_AGG_THRESHOLD_parent_0 3" in result.text
     assert "#define PDCC_RECORDS_parent_0 64" in result.text
-    assert "pdcc_group_parent_0.flush<pdcc_record_parent_0>(pdcc_pool_parent_0, 1, PDCC_AGG_THRESHOLD_parent_0, " \
-           in result.text
+    assert "pdcc_group_parent_0.open<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc_pool_parent_0, " \
+           "PDCC_RECORDS_parent_0, 1);" in result.text
+    assert "pdcc_group_parent_0.flush<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc_pool_parent_0, 1, " \
+           "PDCC_AGG_THRESHOLD_parent_0, " in result.text
+
+
+@pytest.mark.parametrize("clauses, knob, other", [
+    ("consldt(block) buffer(pool, 64)", "PDCC_RECORDS_parent_0", "PDCC_RECORDS_PER_THREAD_parent_0"),
+    ("consldt(block)", "PDCC_RECORDS_PER_THREAD_parent_0", "PDCC_RECORDS_parent_0")])
+def test_a_site_has_one_storage_knob_the_one_its_pragma_selects(clauses: str, knob: str, other: str):
+    """CAP records per group with buffer(KIND, CAP), else records per thread of the group: the other of the
+    two would do nothing at that site."""
+    result = run(LAUNCH, clauses)
+    assert knob in {k.macro for k in result.knobs} and other not in {k.macro for k in result.knobs}
+    assert other not in result.text and f"#ifndef {knob}\n" in result.text
 
 
 @pytest.mark.parametrize("loop", [
@@ -157,15 +174,19 @@ def test_static_parent_and_static_child_compile(tmp_path):
 
 
 def test_the_flush_gets_the_aggregated_launch_and_the_one_record_launch():
-    """The runtime's flush retries the first and falls back to the second (tests/cuda/runtime_check.cu)."""
+    """The runtime's flush retries the first and falls back to the second (tests/cuda/runtime_check.cu); the
+    site builds its record from the launch's arguments and launches it directly when storage is full."""
     text = run(LAUNCH, "consldt(block)").text
-    assert ("  pdcc_group_parent_0.flush<pdcc_record_parent_0>(pdcc_pool_parent_0, 1, 1u, "
-            "[&](const pdcc::Batch<pdcc_record_parent_0>& pdcc_batch) {\n"
-            "    child__pdcc_agg_parent_0<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, 1, in, a); "
-            "// pdcc: generated\n"
-            "    return cudaGetLastError();\n"
-            "  }, [&](const pdcc_record_parent_0& pdcc_rec) { child__pdcc_direct_parent_0(pdcc_rec, in, a, 1); });\n"
-            in text)
+    assert ("  pdcc_group_parent_0.flush<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc_pool_parent_0, 1, "
+            "1u, pdcc::aggregated_launch(child__pdcc_agg_parent_0, in, a), pdcc::direct_launch(child, child__pdcc_serial, "
+            "in, a));\n" in text)
+    assert ("    const pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)> pdcc_rec(pdcc_grid, pdcc_block, out + threadIdx.x, "
+            "in, a, m);\n"
+            "    if (!pdcc_group_parent_0.append(pdcc_rec)) // storage full: launch this one directly\n"
+            "      pdcc::launch_record(pdcc_rec, child, child__pdcc_serial, in, a);\n" in text)
+    assert ("static __global__ void __launch_bounds__(1024) child__pdcc_agg_parent_0(const pdcc::Batch<pdcc::Record<float*, "
+            "pdcc::Uniform, pdcc::Uniform, int>> pdcc_batch, const float* in, float a)\n{\n"
+            "  pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, child__pdcc_thread, in, a);\n}\n" in text)
 
 
 def test_launch_bounds_keep_every_kernel_launchable_at_1024_threads():
@@ -237,3 +258,66 @@ def test_aggregated_golden_output_compiles_without_warnings_under_wall(expected,
     compiled = nvcc_compile(expected, tmp_path, "-Xcompiler", "-Wall")
     warnings = [line for line in compiled.stderr.splitlines() if "warning" in line.lower()]
     assert compiled.returncode == 0 and not warnings, compiled.stderr
+
+
+def compiled_without_warnings(text: str, tmp_path) -> None:
+    source = tmp_path / "t.cu"
+    source.write_text(text)
+    compiled = nvcc_compile(source, tmp_path, "-Xcompiler", "-Wall")
+    assert compiled.returncode == 0 and "warning" not in compiled.stderr.lower(), compiled.stderr
+
+
+SHARED_CHILD = ("__global__ void child(float* out, const float* in, float a, int n) {\n"
+                "  __shared__ float seen[32];\n  seen[threadIdx.x % 32] = a;\n"
+                "  if (threadIdx.x < n) out[threadIdx.x] = seen[threadIdx.x % 32] * in[threadIdx.x];\n}\n")
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("clauses, direct", [
+    ("consldt(block)", "pdcc::launch_record(pdcc_rec, child, pdcc::Retry(), in, a);"),
+    ("coarsen(2) consldt(warp)",
+     "pdcc::launch_record(pdcc_rec, pdcc::coarsened(child__pdcc_coarse, PDCC_COARSEN_parent_0), pdcc::Retry(), in, a);")])
+def test_a_child_that_cannot_run_serially_is_retried_when_launched_on_its_own(clauses: str, direct: str, tmp_path):
+    """Its `__shared__` array keeps it from running in the parent thread: a record's direct launch is
+    retried (launch_record with pdcc::Retry, as site.py retries the launches it writes)."""
+    result = run(LAUNCH, clauses, child=SHARED_CHILD)
+    assert direct in result.text and "__pdcc_serial" not in result.text
+    compiled_without_warnings(result.text, tmp_path)
+
+
+def test_the_runtime_retries_a_direct_launch_as_long_as_generated_launches_retry():
+    header = (ROOT / "pragmadp" / "runtime" / "pdcc_rt.cuh").read_text()
+    limit = re.search(r"constexpr unsigned kLaunchRetryLimitNs = (\d+)u << (\d+);", header)
+    assert limit is not None and int(limit.group(1)) << int(limit.group(2)) == RETRY_LIMIT_NS
+
+
+@pytest.mark.nvcc
+def test_a_record_of_a_namespaced_child_names_its_types_where_the_child_is(tmp_path):
+    """`Span` is visible in `lib` only: the parent names the record through the aggregated kernel."""
+    code = ("namespace lib {\nstruct Span { float* data; int n; };\n"
+            "__global__ void fill(Span s, float v) { if (threadIdx.x < s.n) s.data[threadIdx.x] = v; }\n}\n"
+            "__global__ void parent(float* out, int n) {\n  lib::Span s{out + threadIdx.x * 32, n};\n"
+            "#pragma dp consldt(block)\n  lib::fill<<<1, 32>>>(s, 1.0f);\n}\n")
+    text = transform(SourceFile("a.cu", code.encode())).text
+    assert "lib::fill__pdcc_agg_parent_0(const pdcc::Batch<pdcc::Record<Span, pdcc::Uniform>> pdcc_batch" not in text
+    assert "fill__pdcc_agg_parent_0(const pdcc::Batch<pdcc::Record<Span, pdcc::Uniform>> pdcc_batch, float v)" in text
+    assert "const pdcc::RecordOf<decltype(lib::fill__pdcc_agg_parent_0)> pdcc_rec(" in text
+    compiled_without_warnings(text, tmp_path)
+
+
+@pytest.mark.nvcc
+def test_a_record_type_with_a_template_argument_left_to_its_default_compiles(tmp_path):
+    child = ("template <typename T, typename Index = int>\n"
+             "__global__ void child(T* out, Index n) { if ((Index)threadIdx.x < n) out[threadIdx.x] = 1; }\n")
+    code = child + ("__global__ void parent(float* out, unsigned n) {\n#pragma dp threshold(8) coarsen(2) consldt(warp)\n"
+                    "  child<float><<<(n + 31) / 32, 32>>>(out, n - threadIdx.x);\n}\n")
+    text = transform(SourceFile("a.cu", code.encode())).text
+    assert "pdcc::Batch<pdcc::Record<pdcc::Uniform, Index>> pdcc_batch, T* out)" in text
+    compiled_without_warnings(text, tmp_path)
+
+
+@pytest.mark.parametrize("declaration, name, type_", [
+    ("const float* in", "in", "const float*"), ("float *out", "out", "float *"), ("void (*f)(int)", "f", "void (*)(int)"),
+    ("int n_in[4]", "n_in", "int[4]"), ("const int n", "n", "const int"), ("ns::Vec<N> n", "n", "ns::Vec<N>")])
+def test_a_record_field_has_the_parameters_type(declaration: str, name: str, type_: str):
+    assert parameter_type(Parameter(declaration, name)) == type_

@@ -1,14 +1,18 @@
 // pdcc's device runtime: the group protocol of aggregated sites (seed 000 §V, KLAP), which every
-// aggregated site instantiates with its record type: a SitePool (record storage, multi-block group
-// slots), a group in shared memory (WarpGroups, BlockGroup, MultiBlockGroup: open, append, flush), the
-// Batch an aggregated grid gets and AggregatedBlock, what each of its blocks runs. pdcc puts this
-// directory on nvcc's include path when a file needs it; it has no host code and allocates nothing by
-// itself. tests/cuda/runtime_check.cu drives these classes as generated code does.
+// aggregated site instantiates with its record type: the Record of one parent's launch, a SitePool
+// (record storage, multi-block group slots), a group in shared memory (WarpGroups, BlockGroup,
+// MultiBlockGroup: open, append, flush), the Batch an aggregated grid gets and run_aggregated_block,
+// what each of its threads runs; and the launches a site hands to flush (aggregated_launch,
+// direct_launch) or makes itself (launch_record). pdcc puts this directory on nvcc's include path when
+// a file needs it; it has no host code and allocates nothing by itself. tests/cuda/runtime_check.cu
+// drives these classes as generated code does.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <new>
+#include <type_traits>
+#include <utility>
 
 namespace pdcc {
 
@@ -63,15 +67,103 @@ __device__ __forceinline__ unsigned find_record(const unsigned* ends, unsigned c
   return low;
 }
 
+// --- records --------------------------------------------------------------------------------------
+
+// In a record's parameter list, a child parameter whose argument is the same for every parent of a
+// group: records do not store it, the aggregated kernel gets it once. The constructor takes the value
+// and drops it, so that a record is built from the launch's arguments as written.
+struct Uniform {
+  template <typename T>
+  __host__ __device__ Uniform(const T&) {}
+};
+
+// Argument I of a record, stored as the child receives it (by value; an array or function as a
+// pointer), or nothing for a Uniform parameter.
+template <unsigned I, typename Parameter>
+struct Stored {
+  typename std::decay<Parameter>::type value;
+  __host__ __device__ Stored(Parameter argument) : value(argument) {}
+};
+
+template <unsigned I>
+struct Stored<I, Uniform> {
+  __host__ __device__ Stored(Uniform) {}
+};
+
+// Every argument of a parameter list, in order: one base per parameter, so that the stored ones are
+// laid out as the members of a struct would be (a Uniform one is an empty base and takes no space).
+template <typename Indices, typename... Parameters>
+struct Arguments;
+
+template <unsigned... I, typename... Parameters>
+struct Arguments<std::integer_sequence<unsigned, I...>, Parameters...> : Stored<I, Parameters>... {
+  __host__ __device__ Arguments(Parameters... arguments) : Stored<I, Parameters>(arguments)... {}
+};
+
+template <typename... Parameters>
+using ArgumentsOf = Arguments<std::make_integer_sequence<unsigned, sizeof...(Parameters)>, Parameters...>;
+
+// One parent's launch at an aggregated site: the child's parameters in order, `Uniform` for those
+// passed once per group, and the launch's grid and block. The constructor takes the launch's arguments
+// as written and converts each one as the child's own call would (a copy, never braces: no narrowing).
+template <typename... Parameters>
+struct Record : ArgumentsOf<Parameters...> {
+  dim3 grid;
+  dim3 block;
+  __host__ __device__ Record(dim3 launch_grid, dim3 launch_block, Parameters... arguments)
+      : ArgumentsOf<Parameters...>(arguments...), grid(launch_grid), block(launch_block) {}
+};
+
+template <unsigned I, typename Parameter>
+__host__ __device__ __forceinline__ const typename std::decay<Parameter>::type& stored(const Stored<I, Parameter>& own) {
+  return own.value;
+}
+
+// How many of the first `count` parameters are Uniform.
+template <typename... Parameters>
+__host__ __device__ constexpr unsigned uniforms_before(unsigned count) {
+  const bool uniform[] = {std::is_same<Parameters, Uniform>::value..., false};
+  unsigned found = 0;
+  for (unsigned k = 0; k < count; ++k) found += uniform[k];
+  return found;
+}
+
+// Argument I of the child's call: the record's own, or for a Uniform parameter (the K-th Uniform one)
+// the K-th value passed once per group.
+template <unsigned I, unsigned K, typename Parameter, typename Once>
+__device__ __forceinline__ const typename std::decay<Parameter>::type& argument(const Stored<I, Parameter>& own,
+                                                                                const Once&) {
+  return own.value;
+}
+
+template <unsigned I, unsigned K, typename Once>
+__device__ __forceinline__ auto argument(const Stored<I, Uniform>&, const Once& once) -> decltype(pdcc::stored<K>(once)) {
+  return pdcc::stored<K>(once);
+}
+
+template <typename F, typename... Parameters, typename Once, unsigned... I>
+__device__ __forceinline__ void call_in_order(F& f, const Record<Parameters...>& record, const Once& once,
+                                              std::integer_sequence<unsigned, I...>) {
+  f(pdcc::argument<I, uniforms_before<Parameters...>(I)>(record, once)...);
+}
+
+// f(the child's arguments in order): the record's, and where it has a Uniform parameter the next of
+// `once`, the values passed once per group.
+template <typename F, typename... Parameters, typename... Once>
+__device__ __forceinline__ void call_with_arguments(F f, const Record<Parameters...>& record, const Once&... once) {
+  pdcc::call_in_order(f, record, ArgumentsOf<Once...>(once...),
+                      std::make_integer_sequence<unsigned, sizeof...(Parameters)>());
+}
+
 // Blocks of one record's (coarsened) child grid and its threads per block.
 template <typename Record>
 __device__ __forceinline__ unsigned record_blocks(const Record& r, unsigned coarsen) {
-  return (r.pdcc_grid.x + coarsen - 1) / coarsen * r.pdcc_grid.y * r.pdcc_grid.z;
+  return (r.grid.x + coarsen - 1) / coarsen * r.grid.y * r.grid.z;
 }
 
 template <typename Record>
 __device__ __forceinline__ unsigned record_threads(const Record& r) {
-  return r.pdcc_block.x * r.pdcc_block.y * r.pdcc_block.z;
+  return r.block.x * r.block.y * r.block.z;
 }
 
 // ends[i] = blocks of records 0..i, by one warp (lanes in `mask`, the low ones, all of them call it).
@@ -226,7 +318,22 @@ struct Batch {
   unsigned count;
   unsigned blocks;       // of all records (coarsened)
   unsigned threads;      // the widest record's block
+  unsigned coarsen;      // original blocks per block of the aggregated grid (in x)
 };
+
+// The record type of an aggregated kernel (the R of its `const Batch<R>` parameter): how a parent names
+// its site's records, `pdcc::RecordOf<decltype(child__pdcc_agg_SITE)>`, with the child's parameter types
+// resolved where the kernel is defined (beside the child, in its namespace, with its template arguments).
+template <typename Kernel>
+struct RecordOfKernel;
+
+template <typename Record, typename... Once>
+struct RecordOfKernel<void(Batch<Record>, Once...)> {
+  using type = Record;
+};
+
+template <typename Kernel>
+using RecordOf = typename RecordOfKernel<Kernel>::type;
 
 constexpr unsigned kRetryLimitNs = 1u << 18;  // about 0.5 ms of waiting in all before the one-by-one fallback
 
@@ -301,7 +408,7 @@ struct BlockGroups {
       unsigned widest = 0;
       const unsigned total = PerWarp ? warp_scan_records(records, ends, n, coarsen, mask, &widest)
                                      : block_scan_records(records, ends, n, coarsen, scratch, &widest);
-      if ((PerWarp ? lane : linear_thread()) == 0u) launch_batch(Batch<Record>{records, ends, n, total, widest}, launch, direct);
+      if ((PerWarp ? lane : linear_thread()) == 0u) launch_batch(Batch<Record>{records, ends, n, total, widest, coarsen}, launch, direct);
     } else {  // too few records to be worth a group launch
       const unsigned stride = PerWarp ? __popc(mask) : block_threads();
       for (unsigned i = PerWarp ? lane : linear_thread(); i < n; i += stride) direct(records[i]);
@@ -365,7 +472,7 @@ struct MultiBlockGroup {
         unsigned widest = 0;
         const unsigned total = block_scan_records(records, ends, n, coarsen, scratch, &widest);
         if (linear_thread() == 0u) {
-          launch_batch(Batch<Record>{records, ends, n, total, widest}, launch, direct);
+          launch_batch(Batch<Record>{records, ends, n, total, widest, coarsen}, launch, direct);
           group->release();
         }
       } else {  // too few records to be worth a group launch
@@ -390,13 +497,106 @@ struct AggregatedBlock {
 };
 
 template <typename Record>
-__device__ AggregatedBlock<Record> aggregated_block(const Batch<Record>& batch, unsigned coarsen, unsigned block_index,
+__device__ AggregatedBlock<Record> aggregated_block(const Batch<Record>& batch, unsigned block_index,
                                                     unsigned thread_index) {
   const unsigned r = find_record(batch.ends, batch.count, block_index);
   const Record& record = batch.records[r];
-  const unsigned stride = (record.pdcc_grid.x + coarsen - 1) / coarsen;
-  return {record, unflatten(block_index - (r ? batch.ends[r - 1] : 0u), dim3(stride, record.pdcc_grid.y, record.pdcc_grid.z)),
-          unflatten(thread_index, record.pdcc_block), stride, thread_index >= record_threads(record)};
+  const unsigned stride = (record.grid.x + batch.coarsen - 1) / batch.coarsen;
+  return {record, unflatten(block_index - (r ? batch.ends[r - 1] : 0u), dim3(stride, record.grid.y, record.grid.z)),
+          unflatten(thread_index, record.block), stride, thread_index >= record_threads(record)};
 }
+
+// What thread `thread_index` of block `block_index` of an aggregated grid does (the body of every
+// child__pdcc_agg kernel): for each original block of its record that it covers, runs
+// `thread(block, thread, grid, blockDim, the child's arguments...)`, the child's outlined body;
+// `once...` are the values passed once per group.
+template <typename Record, typename Thread, typename... Once>
+__device__ __forceinline__ void run_aggregated_block(const Batch<Record>& batch, unsigned block_index,
+                                                     unsigned thread_index, Thread thread, const Once&... once) {
+  const AggregatedBlock<Record> a = aggregated_block(batch, block_index, thread_index);
+  if (a.idle) return;
+  for (unsigned bx = a.block.x; bx < a.record.grid.x; bx += a.stride)
+    pdcc::call_with_arguments([&](const auto&... arguments) {
+      thread(make_uint3(bx, a.block.y, a.block.z), a.thread, a.record.grid, a.record.block, arguments...);
+    }, a.record, once...);
+}
+
+#ifndef PDCC_RT_NO_DEVICE_RUNTIME
+// --- launches -------------------------------------------------------------------------------------
+// Every launch here is safe as every launch pdcc writes (transforms/site.py): stale errors cleared
+// first, the launch checked, and a failed one (pending-launch pool full?) falls back without losing work.
+
+constexpr unsigned kLaunchRetryLimitNs = 64u << 16;  // a direct launch's longest wait: site.py's RETRY_LIMIT_NS
+
+// A record's child kernel coarsened by `factor`: launched on ceil(grid.x / factor) blocks in x, with the
+// record's grid as its last argument (child__pdcc_coarse).
+template <typename Kernel>
+struct Coarsened {
+  Kernel kernel;
+  unsigned factor;
+};
+
+template <typename Kernel>
+__device__ __forceinline__ Coarsened<Kernel> coarsened(Kernel kernel, unsigned factor) {
+  return {kernel, factor};
+}
+
+// A direct launch of a child that cannot run serially: retried with back-off until it goes through.
+struct Retry {};
+
+template <typename Kernel, typename... Parameters, typename... Once>
+__device__ void launch_child(Kernel kernel, const Record<Parameters...>& record, const Once&... once) {
+  pdcc::call_with_arguments([&](const auto&... arguments) { kernel<<<record.grid, record.block>>>(arguments...); },
+                            record, once...);
+}
+
+template <typename Kernel, typename... Parameters, typename... Once>
+__device__ void launch_child(Coarsened<Kernel> child, const Record<Parameters...>& record, const Once&... once) {
+  const dim3 grid((record.grid.x + child.factor - 1) / child.factor, record.grid.y, record.grid.z);
+  pdcc::call_with_arguments(
+      [&](const auto&... arguments) { child.kernel<<<grid, record.block>>>(arguments..., record.grid); }, record, once...);
+}
+
+// One record launched on its own (its group's storage full, too few records in the group, or the
+// aggregated launch failed): `kernel` (or `coarsened(kernel, factor)`) on the record's grid and block;
+// when the launch fails, `serial(grid, block, arguments...)` runs the record's work in this thread.
+template <typename Kernel, typename Serial, typename... Parameters, typename... Once>
+__device__ void launch_record(const Record<Parameters...>& record, Kernel kernel, Serial serial, const Once&... once) {
+  (void)cudaGetLastError();
+  pdcc::launch_child(kernel, record, once...);
+  if (cudaGetLastError() != cudaSuccess)
+    pdcc::call_with_arguments([&](const auto&... arguments) { serial(record.grid, record.block, arguments...); },
+                              record, once...);
+}
+
+// The same for a child that cannot run serially (`Retry()` in place of its serial version): the launch
+// is retried with doubling back-off, and past kLaunchRetryLimitNs per wait __trap() stops the program
+// loudly rather than losing work.
+template <typename Kernel, typename... Parameters, typename... Once>
+__device__ void launch_record(const Record<Parameters...>& record, Kernel kernel, Retry, const Once&... once) {
+  (void)cudaGetLastError();
+  pdcc::launch_child(kernel, record, once...);
+  for (unsigned wait = 64; cudaGetLastError() != cudaSuccess; wait *= 2) {
+    if (wait > kLaunchRetryLimitNs) __trap();
+    __nanosleep(wait);
+    pdcc::launch_child(kernel, record, once...);
+  }
+}
+
+// What a site hands to its group's flush: `launch(batch)`, the aggregated kernel on the batch, and
+// `direct(record)`, one record's launch_record.
+template <typename Kernel, typename... Once>
+__device__ auto aggregated_launch(Kernel kernel, Once... once) {
+  return [=](const auto& batch) {
+    kernel<<<batch.blocks, batch.threads>>>(batch, once...);
+    return cudaGetLastError();
+  };
+}
+
+template <typename Kernel, typename Fallback, typename... Once>
+__device__ auto direct_launch(Kernel kernel, Fallback fallback, Once... once) {
+  return [=](const auto& record) { pdcc::launch_record(record, kernel, fallback, once...); };
+}
+#endif  // PDCC_RT_NO_DEVICE_RUNTIME
 
 }  // namespace pdcc

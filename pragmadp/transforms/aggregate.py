@@ -16,14 +16,15 @@ records per group, but never more than the group's fair share of the pool, so ev
 A record that does not fit and a failed aggregated launch fall back to launching (or running) the child
 directly, so no work is lost.
 
-The group protocol itself (storage, append, scan, flush, retries, slots) is C++ in the runtime header
-`pragmadp/runtime/pdcc_rt.cuh`; a site adds its record type, the aggregated kernel, the one-record launch,
-its pool and group variables and a few calls of the header's classes.
+The group protocol, the record type and the launches (storage, append, scan, flush, retries, slots,
+`pdcc::Record`, `pdcc::launch_record`) are C++ in the runtime header `pragmadp/runtime/pdcc_rt.cuh`; a
+site adds its aggregated kernel, its pool and group variables and a few calls of the header.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 
 from pycparser import c_ast
@@ -32,14 +33,14 @@ from pragmadp import ir
 from pragmadp.analysis import writes
 from pragmadp.cgen import templates
 from pragmadp.cuda import frontend, lift
-from pragmadp.cuda.frontend import Function, Node, Site, launched_identifier, required, walk
+from pragmadp.cuda.frontend import Function, Node, Site, required, walk
 from pragmadp.directives import AggThreshold, Buffer, Consolidate, Value, Work
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
 from pragmadp.transforms import child as children
 from pragmadp.transforms import site as sites
 from pragmadp.transforms.base import Applied, Context, Missed, SitePlan
-from pragmadp.transforms.child import AfterChild, Child
+from pragmadp.transforms.child import AfterChild, Child, ThreadFunction
 from pragmadp.transforms.coarsen import COARSE_SUFFIX, MAX_THREADS, launch_bounds
 from pragmadp.transforms.threshold import SERIAL_SUFFIX, SerialVersion
 
@@ -61,15 +62,12 @@ _WHY_REFUSED = {rules.CHILD_BARRIER: _IDLE, rules.CHILD_WARP: _IDLE, rules.CHILD
 
 _AGGREGATED_BODY = """\
 {
-  const {block_type} pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, blockIdx.x, threadIdx.x);
-  if (pdcc_a.idle) return;
-  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; pdcc_bx += pdcc_a.stride)
-    {thread};
+  pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, {thread}, {once});
 }"""
 _APPEND = """\
 {record};
 if (!{group}.append(pdcc_rec)) // storage full: launch this one directly
-  {direct};"""
+  pdcc::launch_record(pdcc_rec, {direct});"""
 _WRAPPER = """\
 {
   {open};
@@ -78,7 +76,7 @@ _WRAPPER = """\
 }"""
 _OPEN = "{group}.{open}({pool}, {records}, {per_thread});"
 _OPEN_GROUPS = "{group}.{open}({pool}, {records}, {per_thread}, {blocks_per_group});"
-_FLUSH = "{group}.{flush}({pool}, {coarsen}, {few}, {launch}, {direct});"
+_FLUSH = "{group}.{flush}({pool}, {coarsen}, {few}, pdcc::aggregated_launch({aggregated}), pdcc::direct_launch({direct}));"
 
 
 @dataclass(frozen=True)
@@ -87,12 +85,14 @@ class Aggregation:
 
     site: Site
     granularity: str
-    record: str                     # the record type as named in the parent (`ns::pdcc_record_s<float>`)
-    aggregated: str                 # the aggregated kernel, likewise
-    direct: str                     # the one-record launch, likewise
+    record: str                     # the record type as named in the parent, through the aggregated kernel
+    aggregated: str                 # the aggregated kernel, likewise (`ns::child__pdcc_agg_s<float>`)
+    direct: tuple[ir.Expr, ...]     # how one record launches: the kernel (or `pdcc::coarsened(...)`), the
+                                    # serial version (or `pdcc::Retry()`)
     coarsen: ir.Expr                # the coarsening factor (its macro, or 1)
     uniform: tuple[ir.Expr, ...]    # the arguments passed once per group
     few: ir.Expr                    # agg_threshold's macro, or 1
+    wanted: tuple[ir.Expr, ir.Expr]  # records per group (or 0) and records per thread, for open()
 
 
 @dataclass
@@ -104,12 +104,11 @@ class Parent:
 
 
 @dataclass(frozen=True)
-class ChildSide(AfterChild):
-    """The record type, the aggregated kernel and the one-record launch of a site, after the child."""
+class AggregatedKernel(AfterChild):
+    """`child__pdcc_agg_<site>`, after the child: the launches of a group of parents as one grid. Its
+    `pdcc::Batch` parameter spells the site's record type with the child's own parameter types."""
 
-    varying: tuple[int, ...]
     uniform: tuple[int, ...]
-    coarsened: bool
 
     @property
     def key(self):
@@ -120,55 +119,23 @@ class ChildSide(AfterChild):
         return f"{self.child.name}__pdcc_agg_{self.site.name}"
 
     def build(self, context: Context) -> tuple[ir.Definition, ...]:
-        child, s = self.child, self.site.name
-        record = f"pdcc_record_{s}{child.template_args}"
-        fields = tuple(child.parameters[i] for i in self.varying) + (
-            ir.Parameter("dim3 pdcc_grid", "pdcc_grid"), ir.Parameter("dim3 pdcc_block", "pdcc_block"))
-        uniform = tuple(child.parameters[i].declaration for i in self.uniform)
-
-        def arguments(record_value: str) -> list[ir.Expr]:
-            return [ir.name(f"{record_value}.{p.name}") if i in self.varying else ir.name(p.name)
-                    for i, p in enumerate(child.parameters)]
-
-        thread = children.thread_call(context, child, self.site,
-                                      templates.expression("make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z)"),
-                                      ir.name("pdcc_a.thread"), ir.name("pdcc_a.record.pdcc_grid"),
-                                      ir.name("pdcc_a.record.pdcc_block"), arguments("pdcc_a.record"))
-        aggregated = ir.Function("static __global__", self.symbol,
-                                 (f"const pdcc::Batch<{record}> pdcc_batch", "unsigned pdcc_coarsen", *uniform),
-                                 templates.block(_AGGREGATED_BODY, block_type=f"pdcc::AggregatedBlock<{record}>",
-                                                 thread=thread),
-                                 child.template, f"the launches of a group of parents at site {s} as one grid",
-                                 launch_bounds(context, child))
-        direct = ir.Function("static __device__", f"{child.name}__pdcc_direct_{s}",
-                             (f"const {record}& pdcc_rec", *uniform, "unsigned pdcc_coarsen"),
-                             self._direct_body(context, arguments("pdcc_rec")), child.template,
-                             "one record launched on its own (storage full, too few parents, or the aggregated "
-                             "launch failed)")
-        return (ir.Struct(f"pdcc_record_{s}", fields, child.template,
-                          f"one parent's launch of '{child.name}' at site {s}, kept for the aggregated launch"),
-                aggregated, direct)
-
-    def _direct_body(self, context: Context, arguments: list[ir.Expr]) -> ir.Block:
-        """The record's launch, made safe like every launch pdcc writes (serial fallback, or retries)."""
         child = self.child
-        kernel, grid, passed = child.name + child.template_args, sites.GRID, list(arguments)
-        if self.coarsened:
-            kernel = child.name + COARSE_SUFFIX + child.template_args
-            grid = templates.expression("dim3((pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen, pdcc_grid.y, "
-                                        "pdcc_grid.z)")
-            passed.append(sites.GRID)
-        fallback = None
-        if child.runs_serially:
-            context.define(SerialVersion(child, self.site))
-            fallback = ir.ExprStmt(ir.call(child.name + SERIAL_SUFFIX + child.template_args, sites.GRID, sites.BLOCK,
-                                           *arguments))
-        launch = ir.Launch(ir.KernelCall(kernel, [grid, sites.BLOCK], passed), fallback)
-        code = ir.Block((ir.Declaration("const dim3", "pdcc_grid", ir.name("pdcc_rec.pdcc_grid")),
-                         ir.Declaration("const dim3", "pdcc_block", ir.name("pdcc_rec.pdcc_block")), launch))
-        safe = sites.safe(code)
-        assert isinstance(safe, ir.Block)
-        return safe
+        record = "pdcc::Record<" + ", ".join("pdcc::Uniform" if i in self.uniform else parameter_type(p)
+                                              for i, p in enumerate(child.parameters)) + ">"
+        thread = context.define(ThreadFunction(child, self.site)) + child.template_args
+        uniform = [child.parameters[i] for i in self.uniform]
+        body = templates.block(_AGGREGATED_BODY, thread=ir.name(thread), once=[ir.name(p.name) for p in uniform])
+        return (ir.Function("static __global__", self.symbol,
+                            (f"const pdcc::Batch<{record}> pdcc_batch", *(p.declaration for p in uniform)), body,
+                            child.template, f"the launches of a group of parents at site {self.site.name} as one "
+                            "grid (pdcc_rt.cuh)", launch_bounds(context, child)),)
+
+
+def parameter_type(parameter: ir.Parameter) -> str:
+    """`const float* in` -> `const float*`, `void (*f)(int)` -> `void (*)(int)`: the declaration unnamed."""
+    declaration = parameter.declaration
+    name = list(re.finditer(rf"\b{re.escape(parameter.name)}\b", declaration))[-1]
+    return (declaration[:name.start()].rstrip() + declaration[name.end():]).strip()
 
 
 def refusal(context: Context, site: Site, child: Child) -> tuple[rules.Rule, str] | None:
@@ -245,16 +212,25 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     s, granularity = site.name, clause.granularity
     coarsen = next((k for k in plan.knobs if k.kind == "coarsen"), None)
     varying, uniform = split_arguments(context, site, child, directive.clause(Work), granularity)
-    context.define(ChildSide(child, site, varying, uniform, coarsen is not None))
+    factor = ir.name(coarsen.macro) if coarsen is not None else c_one()
+    direct = (direct_kernel(context, plan, coarsen), serial_version(context, plan))
+    context.define(AggregatedKernel(child, site, uniform))
     buffer: Buffer | None = directive.clause(Buffer)
     in_loop = frontend.in_loop(launch)
     records_per_thread = RECORDS_PER_THREAD_IN_LOOPS if in_loop else 1
     threshold = directive.clause(AggThreshold)
     capacity = buffer.capacity if buffer is not None else None
+    # The records a group wants: buffer's CAP per group, else so many per thread of the group (one knob,
+    # the other of open()'s two numbers stays at its neutral value).
+    if capacity is not None:
+        storage = ir.Knob(f"PDCC_RECORDS_{s}", capacity.text, "records", (0, 1 << 24))
+        wanted: tuple[ir.Expr, ir.Expr] = (ir.name(storage.macro), c_one())
+    else:
+        storage = ir.Knob(f"PDCC_RECORDS_PER_THREAD_{s}", str(records_per_thread), "records_per_thread", (1, 64))
+        wanted = (c_one("0"), ir.name(storage.macro))
     written: list[tuple[ir.Knob, Value | None]] = [  # each knob, and the pragma's value it comes from
         (ir.Knob(f"PDCC_POOL_BYTES_{s}", str(DEFAULT_POOL_BYTES), "pool_bytes", (1 << 16, 1 << 40)), None),
-        (ir.Knob(f"PDCC_RECORDS_{s}", capacity.text if capacity else "0", "records", (0, 1 << 24)), capacity),
-        (ir.Knob(f"PDCC_RECORDS_PER_THREAD_{s}", str(records_per_thread), "records_per_thread", (1, 64)), None)]
+        (storage, capacity)]
     if granularity == "multiblock":
         assert clause.blocks_per_group is not None   # multiblock(K) always has its K
         written.append((ir.Knob(f"PDCC_GRANULARITY_{s}", clause.blocks_per_group.text, "granularity", (1, 1 << 16)),
@@ -263,52 +239,61 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
         written.append((ir.Knob(f"PDCC_AGG_THRESHOLD_{s}", threshold.value.text, "agg_threshold", (1, MAX_THREADS)),
                         threshold.value))
     knobs = [context.knob(site.parent, knob, value) for knob, value in written]
-    prefix = unit.source.data[launch.function.start_byte:launch_identifier_start(launch)].decode()  # `ns::`
-    template_arguments = children.launch_template_arguments(launch)
-    targs = unit.text(template_arguments) if template_arguments is not None else ""
-    record = f"{prefix}pdcc_record_{s}{targs}"
-    factor = ir.name(coarsen.macro) if coarsen is not None else c_one()
-    direct = children.renamed(unit, launch.function, f"__pdcc_direct_{s}")
+    aggregated = children.renamed(unit, launch.function, f"__pdcc_agg_{s}")
+    record = f"pdcc::RecordOf<decltype({aggregated})>"
     # Uniform values as written: the wrapper passes them too, and it cannot see the site's hoisted copies.
     as_written = tuple(lift.expression(unit, launch.arguments[i]) if i < len(launch.arguments)
                        else plan.arguments[i] for i in uniform)
-    aggregation = Aggregation(site, granularity, record, children.renamed(unit, launch.function, f"__pdcc_agg_{s}"),
-                              direct, factor, as_written,
-                              ir.name(f"PDCC_AGG_THRESHOLD_{s}") if threshold is not None else c_one("1u"))
+    aggregation = Aggregation(site, granularity, record, aggregated, direct, factor, as_written,
+                              ir.name(f"PDCC_AGG_THRESHOLD_{s}") if threshold is not None else c_one("1u"), wanted)
     _parent(context, site.parent).aggregations.append(aggregation)
 
     def append(node: ir.Stmt) -> ir.Stmt | None:
         if not isinstance(node, ir.Launch):
             return None
-        values = c_ast.ExprList([*(plan.arguments[i] for i in varying), sites.GRID, sites.BLOCK])
+        values = c_ast.ExprList([sites.GRID, sites.BLOCK, *plan.arguments])
         return ir.Sequence(templates.statements(
-            _APPEND, record=ir.Declaration(f"const {record}", "pdcc_rec", values, direct=True), group=ir.name(f"pdcc_group_{s}"),
-            direct=ir.ExprStmt(ir.call(direct, ir.name("pdcc_rec"), *(plan.arguments[i] for i in uniform), factor))))
+            _APPEND, record=ir.Declaration(f"const {record}", "pdcc_rec", values, direct=True),
+            group=ir.name(f"pdcc_group_{s}"), direct=[*direct, *(plan.arguments[i] for i in uniform)]))
 
     blocks = f"({clause.blocks_per_group.text})" if clause.blocks_per_group is not None else ""  # multiblock(K)
     kind = buffer.kind if buffer else "pool"
-    wanted = f"PDCC_RECORDS_{s}" if buffer and buffer.capacity else \
-        f"PDCC_RECORDS_PER_THREAD_{s} (= {records_per_thread}{', the launch is in a loop' if in_loop else ''}) " \
-        "records per parent thread"
+    described = storage.macro if capacity is not None else \
+        f"{storage.macro} (= {records_per_thread}{', the launch is in a loop' if in_loop else ''}) records per parent thread"
     remarks = (
         context.remark(Kind.APPLIED, rules.AGGREGATE_APPLIED, unit.span(launch.call), child=child.name,
                        granularity=granularity, blocks=blocks, uniform_count=len(uniform), parameters=len(child.parameters),
                        uniform_arguments=[child.parameters[i].name for i in uniform],
                        varying_arguments=[child.parameters[i].name for i in varying]),
         context.remark(Kind.ANALYSIS, rules.AGGREGATE_STORAGE, clause.span, pool_macro=f"PDCC_POOL_BYTES_{s}",
-                       pool_mib=DEFAULT_POOL_BYTES >> 20, wanted=wanted, fields=len(varying),
+                       pool_mib=DEFAULT_POOL_BYTES >> 20, wanted=described, fields=len(varying),
                        malloc="" if kind == "pool" else " (buffer(malloc) is served from the pool too)",
-                       pool_bytes=DEFAULT_POOL_BYTES, capacity_macro=f"PDCC_RECORDS_{s}",
+                       pool_bytes=DEFAULT_POOL_BYTES, storage_macro=storage.macro,
                        records_per_thread=records_per_thread))
     return Applied(ir.transform(plan.code, append), f"aggregated per {granularity}", tuple(knobs), remarks)
 
 
+def direct_kernel(context: Context, plan: SitePlan, coarsen: ir.Knob | None) -> ir.Expr:
+    """The kernel a record launches on its own: the child as launched, or, when the site is coarsened,
+    `pdcc::coarsened(child__pdcc_coarse, PDCC_COARSEN_<site>)` (the coarsen pass defined that kernel)."""
+    launched = plan.site.launch.function
+    if coarsen is None:
+        return ir.name(context.unit.text(launched))
+    return ir.call("pdcc::coarsened", ir.name(children.renamed(context.unit, launched, COARSE_SUFFIX)),
+                   ir.name(coarsen.macro))
+
+
+def serial_version(context: Context, plan: SitePlan) -> ir.Expr:
+    """What a record's failed direct launch falls back to: the child's serial version, or, for a child that
+    cannot run serially, `pdcc::Retry()` (the launch is retried until it goes through)."""
+    if not plan.child.runs_serially:
+        return ir.call("pdcc::Retry")
+    context.define(SerialVersion(plan.child, plan.site))
+    return ir.name(children.renamed(context.unit, plan.site.launch.function, SERIAL_SUFFIX))
+
+
 def c_one(text: str = "1") -> ir.Expr:
     return templates.expression(text)
-
-
-def launch_identifier_start(launch) -> int:
-    return launched_identifier(launch.function).start_byte
 
 
 def _parent(context: Context, function: Function) -> Parent:
@@ -349,8 +334,9 @@ def _wrap(context: Context, parent: Parent) -> None:
         context.place_before(function, ir.Variable("static __shared__", f"pdcc::{_GROUP_TYPES[granularity]}",
                                                    f"pdcc_group_{s}"))
         group, pool = ir.name(f"pdcc_group_{s}"), ir.name(f"pdcc_pool_{s}")
-        holes = dict(group=group, open=ir.name(f"open<{aggregation.record}>"), pool=pool,
-                     records=ir.name(f"PDCC_RECORDS_{s}"), per_thread=ir.name(f"PDCC_RECORDS_PER_THREAD_{s}"))
+        records, per_thread = aggregation.wanted
+        holes = dict(group=group, open=ir.name(f"open<{aggregation.record}>"), pool=pool, records=records,
+                     per_thread=per_thread)
         if granularity == "multiblock":
             opened.append(templates.statement(_OPEN_GROUPS, blocks_per_group=ir.name(f"PDCC_GRANULARITY_{s}"), **holes))
         elif granularity == "grid":
@@ -358,16 +344,10 @@ def _wrap(context: Context, parent: Parent) -> None:
                                               **holes))
         else:
             opened.append(templates.statement(_OPEN, **holes))
-        batch = ir.name("pdcc_batch")
-        launch = ir.Lambda((f"const pdcc::Batch<{aggregation.record}>& pdcc_batch",), ir.Block((
-            ir.ExprStmt(ir.KernelCall(aggregation.aggregated, [ir.name("pdcc_batch.blocks"), ir.name("pdcc_batch.threads")],
-                                      [batch, aggregation.coarsen, *aggregation.uniform])),
-            ir.Return(ir.call("cudaGetLastError")))))
-        direct = ir.Lambda((f"const {aggregation.record}& pdcc_rec",), ir.Block((
-            ir.ExprStmt(ir.call(aggregation.direct, ir.name("pdcc_rec"), *aggregation.uniform, aggregation.coarsen)),)))
-        flushed.append(templates.statement(_FLUSH, group=group, flush=ir.name(f"flush<{aggregation.record}>"),
-                                           pool=pool, coarsen=aggregation.coarsen, few=aggregation.few, launch=launch,
-                                           direct=direct))
+        flushed.append(templates.statement(
+            _FLUSH, group=group, flush=ir.name(f"flush<{aggregation.record}>"), pool=pool, coarsen=aggregation.coarsen,
+            few=aggregation.few, aggregated=[ir.name(aggregation.aggregated), *aggregation.uniform],
+            direct=[*aggregation.direct, *aggregation.uniform]))
     body = ir.ExprStmt(ir.call(body_name + children.template_arguments(unit, function),
                                *(ir.name(p.name) for p in parameters)))
     # The wrapper is the kernel the program launches: the parent's linkage, storage class and defaults.

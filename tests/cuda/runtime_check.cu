@@ -1,9 +1,11 @@
 // The device runtime (pragmadp/runtime/pdcc_rt.cuh) on its own, without dynamic parallelism, so that
 // compute-sanitizer's racecheck and synccheck (which cannot follow device-side launches) see every
 // shared-memory access of the scans and of the group protocol that pdcc's aggregated parents use. The
-// protocol runs exactly as generated code runs it (a SitePool, a group in shared memory, open, append,
-// flush), but the "launch" given to flush checks and counts the batch instead of launching it, and can
-// fail a number of times to drive the retries and the one-by-one fallback.
+// protocol runs exactly as generated code runs it (a pdcc::Record, a SitePool, a group in shared memory,
+// open, append, flush), but the "launch" given to flush checks and counts the batch instead of launching
+// it, running each aggregated block's threads through run_aggregated_block as child__pdcc_agg does, and
+// can fail a number of times to drive the retries and the one-by-one fallback. (The launches themselves,
+// aggregated_launch, direct_launch and launch_record, need -rdc=true: the samples run them on the GPU.)
 // Prints "runtime ok" and exits 0, or names the first wrong value and exits 1.
 //   nvcc -arch=sm_90 -I pragmadp/runtime tests/cuda/runtime_check.cu -o runtime_check
 #include <algorithm>
@@ -13,17 +15,13 @@
 #define PDCC_RT_NO_DEVICE_RUNTIME  // the one device-runtime call (clearing stale errors) needs -rdc=true
 #include "pdcc_rt.cuh"
 
-struct Record {
-  int payload;
-  dim3 pdcc_grid;
-  dim3 pdcc_block;
-};
+using Record = pdcc::Record<int>;
 
 constexpr unsigned kCoarsen = 3;
 
 // Record i of block b: a grid of ((i * 7 + b) % 11) x 1 x (1 + i % 2) blocks of (32 + i % 5 * 32) threads.
 __host__ __device__ Record make_record(unsigned block, unsigned i) {
-  return Record{(int)i, dim3((i * 7u + block) % 11u, 1u, 1u + i % 2u), dim3(32u + i % 5u * 32u)};
+  return Record(dim3((i * 7u + block) % 11u, 1u, 1u + i % 2u), dim3(32u + i % 5u * 32u), (int)i);
 }
 
 __host__ __device__ unsigned records_of(unsigned block) { return 1u + block * 37u % 300u; }
@@ -66,23 +64,20 @@ __global__ void scan_check(Record* records, unsigned* ends, unsigned* totals, un
   }
 }
 
-// One parent's launch as generated code records it; `shape` is const, as a child's `const int n`
-// parameter makes its field (records are stored by copy construction, not assignment).
-struct ChildLaunch {
-  unsigned id;
-  const unsigned shape;
-  dim3 pdcc_grid;
-  dim3 pdcc_block;
-  __host__ __device__ ChildLaunch(unsigned id, unsigned shape, dim3 grid, dim3 block)
-      : id(id), shape(shape), pdcc_grid(grid), pdcc_block(block) {}
-};
+// One parent's launch as generated code records it, for a child `child(unsigned id, float scale, const
+// int shape)` whose `scale` is passed once per group (Uniform); the record is built from the launch's
+// arguments as written (an unsigned for the const int), as at a site.
+using ChildLaunch = pdcc::Record<unsigned, pdcc::Uniform, const int>;
+__host__ __device__ constexpr float scale() { return 0.5f; }  // the value passed once
+
+__host__ __device__ unsigned id_of(const ChildLaunch& record) { return pdcc::stored<0>(record); }
 
 // Launch `id`: 1-D, 2-D or 3-D child grids and blocks.
 __host__ __device__ ChildLaunch make_launch(unsigned id) {
   const unsigned shape = id % 3u;
   const dim3 grid = shape == 0u ? dim3(1u + id % 7u) : shape == 1u ? dim3(1u + id % 4u, 1u + id % 3u) : dim3(1u + id % 3u, 2u, 1u + id % 2u);
   const dim3 block = shape == 0u ? dim3(32u + id % 4u * 32u) : shape == 1u ? dim3(8u, 1u + id % 4u) : dim3(4u, 4u, 1u + id % 3u);
-  return ChildLaunch(id, shape, grid, block);
+  return ChildLaunch(grid, block, id, scale(), shape);
 }
 
 // Whether a parent thread launches: a different number of lanes in each warp (none in some, all in others).
@@ -109,14 +104,16 @@ struct Outcome {                  // device arrays indexed by record id, and cou
 };
 
 __device__ void finish(const Outcome& out, const ChildLaunch& record, How how) {
-  atomicAdd(&out.done[record.id], 1u);
-  out.how[record.id] = how;
+  atomicAdd(&out.done[id_of(record)], 1u);
+  out.how[id_of(record)] = how;
 }
 
 #define EXPECT(condition) if (!(condition)) atomicCAS(&out.counters[0], 0u, (unsigned)__LINE__)
 
-// The "launch" of a batch: checks what the aggregated grid would get and runs its blocks' lookups
-// (AggregatedBlock, as child__pdcc_agg does) in this thread.
+// The "launch" of a batch: checks what the aggregated grid would get and runs, in this thread, what the
+// first and the last thread of each of its blocks do (and a thread beyond the record's block, idle):
+// run_aggregated_block, as child__pdcc_agg does, with a child body that checks the arguments it gets
+// (the record's, and scale() passed once) and counts the original blocks it runs.
 __device__ cudaError_t run_batch(const pdcc::Batch<ChildLaunch>& batch, const Config& config, const Outcome& out,
                                  unsigned attempt) {
   atomicMax(&out.counters[1], attempt);
@@ -124,20 +121,31 @@ __device__ cudaError_t run_batch(const pdcc::Batch<ChildLaunch>& batch, const Co
   atomicMin(&out.counters[2], attempt);
   unsigned widest = 0;
   for (unsigned i = 0; i < batch.count; ++i) widest = max(widest, pdcc::record_threads(batch.records[i]));
-  EXPECT(batch.count > 0 && batch.threads == widest && batch.blocks == batch.ends[batch.count - 1]);
+  EXPECT(batch.count > 0 && batch.threads == widest && batch.blocks == batch.ends[batch.count - 1] &&
+         batch.coarsen == config.coarsen);
   for (unsigned b = 0; b < batch.blocks; ++b) {
-    const pdcc::AggregatedBlock<ChildLaunch> first = pdcc::aggregated_block(batch, config.coarsen, b, 0u);
+    const pdcc::AggregatedBlock<ChildLaunch> first = pdcc::aggregated_block(batch, b, 0u);
     const ChildLaunch& r = first.record;
-    const unsigned threads = pdcc::record_threads(r);
-    const pdcc::AggregatedBlock<ChildLaunch> last = pdcc::aggregated_block(batch, config.coarsen, b, threads - 1u);
-    const uint3 t = pdcc::unflatten(threads - 1u, r.pdcc_block);
-    EXPECT(!first.idle && !last.idle && pdcc::aggregated_block(batch, config.coarsen, b, threads).idle);
-    EXPECT(last.thread.x == t.x && last.thread.y == t.y && last.thread.z == t.z && last.record.id == r.id);
-    EXPECT(first.stride == (r.pdcc_grid.x + config.coarsen - 1u) / config.coarsen && first.block.x < first.stride);
-    for (unsigned bx = first.block.x; bx < r.pdcc_grid.x; bx += first.stride) {
-      atomicAdd(&out.blocks[r.id], 1u);
-      atomicAdd(&out.block_sum[r.id], 1ull + bx + r.pdcc_grid.x * (first.block.y + r.pdcc_grid.y * first.block.z));
-    }
+    const unsigned id = id_of(r), threads = pdcc::record_threads(r);
+    EXPECT(first.stride == (r.grid.x + config.coarsen - 1u) / config.coarsen && first.block.x < first.stride);
+    const unsigned thread_of[3] = {0u, threads - 1u, threads};  // first, last, idle
+    unsigned ran[3] = {0u, 0u, 0u};
+    for (unsigned k = 0; k < 3; ++k)
+      pdcc::run_aggregated_block(batch, b, thread_of[k], [&](uint3 block, uint3 thread, dim3 grid, dim3 block_dim,
+                                                              unsigned got, float once, int shape) {
+        const uint3 want = pdcc::unflatten(thread_of[k], r.block);
+        EXPECT(thread.x == want.x && thread.y == want.y && thread.z == want.z);
+        EXPECT(got == id && once == scale() && shape == (int)(id % 3u));
+        EXPECT(grid.x == r.grid.x && grid.y == r.grid.y && grid.z == r.grid.z && block_dim.x == r.block.x &&
+               block_dim.y == r.block.y && block_dim.z == r.block.z);
+        EXPECT(block.x < grid.x && block.y == first.block.y && block.z == first.block.z);
+        if (k == 0) {
+          atomicAdd(&out.blocks[id], 1u);
+          atomicAdd(&out.block_sum[id], 1ull + block.x + grid.x * (block.y + grid.y * block.z));
+        }
+        ++ran[k];
+      }, scale());
+    EXPECT(ran[0] > 0u && ran[1] == ran[0] && ran[2] == 0u);
   }
   for (unsigned i = 0; i < batch.count; ++i) finish(out, batch.records[i], kAggregated);
   return cudaSuccess;
@@ -200,10 +208,10 @@ static int check_scans(dim3 grid, dim3 block) {
     std::vector<unsigned> owner;
     for (unsigned i = 0; i < records_of(b); ++i) {
       Record r = make_record(b, i);
-      unsigned n = (r.pdcc_grid.x + kCoarsen - 1) / kCoarsen * r.pdcc_grid.y * r.pdcc_grid.z;
+      unsigned n = (r.grid.x + kCoarsen - 1) / kCoarsen * r.grid.y * r.grid.z;
       sum += n;
       owner.insert(owner.end(), n, i);
-      most = std::max(most, r.pdcc_block.x);
+      most = std::max(most, r.block.x);
       if (h_ends[b * stride + i] != sum) {
         std::printf("block scan: block %u record %u ends at %u, want %u\n", b, i, h_ends[b * stride + i], sum);
         return 1;
@@ -223,8 +231,8 @@ static int check_scans(dim3 grid, dim3 block) {
       unsigned want = 0, widest_want = 0, k = 0;
       for (unsigned i = w; i < records_of(b); i += warps, ++k) {
         Record r = make_record(b, i);
-        want += (r.pdcc_grid.x + kCoarsen - 1) / kCoarsen * r.pdcc_grid.y * r.pdcc_grid.z;
-        widest_want = std::max(widest_want, r.pdcc_block.x);
+        want += (r.grid.x + kCoarsen - 1) / kCoarsen * r.grid.y * r.grid.z;
+        widest_want = std::max(widest_want, r.block.x);
         const unsigned got = h_ends[(blocks + b) * stride + w * slice + k];
         if (got != want) {
           std::printf("warp scan: block %u warp %u record %u ends at %u, want %u\n", b, w, k, got, want);
@@ -310,7 +318,7 @@ static int check_protocol(const char* name, Kind kind, dim3 grid, dim3 block, Co
         for (unsigned r = 0; r < config.repeats; ++r) {
           const unsigned id = (b * threads + t) * config.repeats + r;
           const ChildLaunch want = make_launch(id);
-          const unsigned long long n = 1ull * want.pdcc_grid.x * want.pdcc_grid.y * want.pdcc_grid.z;
+          const unsigned long long n = 1ull * want.grid.x * want.grid.y * want.grid.z;
           ++appended[key];
           if (done[id] != 1u || how[id] < kAggregated || how[id] > kDirectAtFlush) {
             std::printf("%s: round %d: record %u done %u times, how %u\n", name, round, id, done[id], how[id]);

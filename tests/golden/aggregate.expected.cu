@@ -33,97 +33,22 @@ static __device__ __noinline__ void add_to__pdcc_serial(const dim3 pdcc_gridDim,
     add_to__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, out, in, scale, n);
 }
 
-// pdcc: one parent's launch of 'add_to' at site per_warp_0, kept for the aggregated launch
-struct pdcc_record_per_warp_0 {
-  float* out;
-  const float* in;
-  int n;
-  dim3 pdcc_grid;
-  dim3 pdcc_block;
-  __device__ pdcc_record_per_warp_0(float* out, const float* in, int n, dim3 pdcc_grid, dim3 pdcc_block)
-      : out(out), in(in), n(n), pdcc_grid(pdcc_grid), pdcc_block(pdcc_block) {}
-};
-
-// pdcc: the launches of a group of parents at site per_warp_0 as one grid
-static __global__ void __launch_bounds__(1024) add_to__pdcc_agg_per_warp_0(const pdcc::Batch<pdcc_record_per_warp_0> pdcc_batch, unsigned pdcc_coarsen, float scale)
+// pdcc: the launches of a group of parents at site per_warp_0 as one grid (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) add_to__pdcc_agg_per_warp_0(const pdcc::Batch<pdcc::Record<float*, const float*, pdcc::Uniform, int>> pdcc_batch, float scale)
 {
-  const pdcc::AggregatedBlock<pdcc_record_per_warp_0> pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, blockIdx.x, threadIdx.x);
-  if (pdcc_a.idle) return;
-  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; pdcc_bx += pdcc_a.stride)
-    add_to__pdcc_thread(make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z), pdcc_a.thread, pdcc_a.record.pdcc_grid, pdcc_a.record.pdcc_block, pdcc_a.record.out, pdcc_a.record.in, scale, pdcc_a.record.n);
+  pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, add_to__pdcc_thread, scale);
 }
 
-// pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)
-static __device__ void add_to__pdcc_direct_per_warp_0(const pdcc_record_per_warp_0& pdcc_rec, float scale, unsigned pdcc_coarsen)
+// pdcc: the launches of a group of parents at site per_block_0 as one grid (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) add_to__pdcc_agg_per_block_0(const pdcc::Batch<pdcc::Record<float*, const float*, pdcc::Uniform, int>> pdcc_batch, float scale)
 {
-  const dim3 pdcc_grid = pdcc_rec.pdcc_grid;
-  const dim3 pdcc_block = pdcc_rec.pdcc_block;
-  (void)cudaGetLastError();
-  add_to<<<pdcc_grid, pdcc_block>>>(pdcc_rec.out, pdcc_rec.in, scale, pdcc_rec.n); // pdcc: generated
-  if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
-    add_to__pdcc_serial(pdcc_grid, pdcc_block, pdcc_rec.out, pdcc_rec.in, scale, pdcc_rec.n);
+  pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, add_to__pdcc_thread, scale);
 }
 
-// pdcc: one parent's launch of 'add_to' at site per_block_0, kept for the aggregated launch
-struct pdcc_record_per_block_0 {
-  float* out;
-  const float* in;
-  int n;
-  dim3 pdcc_grid;
-  dim3 pdcc_block;
-  __device__ pdcc_record_per_block_0(float* out, const float* in, int n, dim3 pdcc_grid, dim3 pdcc_block)
-      : out(out), in(in), n(n), pdcc_grid(pdcc_grid), pdcc_block(pdcc_block) {}
-};
-
-// pdcc: the launches of a group of parents at site per_block_0 as one grid
-static __global__ void __launch_bounds__(1024) add_to__pdcc_agg_per_block_0(const pdcc::Batch<pdcc_record_per_block_0> pdcc_batch, unsigned pdcc_coarsen, float scale)
+// pdcc: the launches of a group of parents at site per_group_0 as one grid (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) add_to__pdcc_agg_per_group_0(const pdcc::Batch<pdcc::Record<float*, const float*, pdcc::Uniform, int>> pdcc_batch, float scale)
 {
-  const pdcc::AggregatedBlock<pdcc_record_per_block_0> pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, blockIdx.x, threadIdx.x);
-  if (pdcc_a.idle) return;
-  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; pdcc_bx += pdcc_a.stride)
-    add_to__pdcc_thread(make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z), pdcc_a.thread, pdcc_a.record.pdcc_grid, pdcc_a.record.pdcc_block, pdcc_a.record.out, pdcc_a.record.in, scale, pdcc_a.record.n);
-}
-
-// pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)
-static __device__ void add_to__pdcc_direct_per_block_0(const pdcc_record_per_block_0& pdcc_rec, float scale, unsigned pdcc_coarsen)
-{
-  const dim3 pdcc_grid = pdcc_rec.pdcc_grid;
-  const dim3 pdcc_block = pdcc_rec.pdcc_block;
-  (void)cudaGetLastError();
-  add_to<<<pdcc_grid, pdcc_block>>>(pdcc_rec.out, pdcc_rec.in, scale, pdcc_rec.n); // pdcc: generated
-  if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
-    add_to__pdcc_serial(pdcc_grid, pdcc_block, pdcc_rec.out, pdcc_rec.in, scale, pdcc_rec.n);
-}
-
-// pdcc: one parent's launch of 'add_to' at site per_group_0, kept for the aggregated launch
-struct pdcc_record_per_group_0 {
-  float* out;
-  const float* in;
-  int n;
-  dim3 pdcc_grid;
-  dim3 pdcc_block;
-  __device__ pdcc_record_per_group_0(float* out, const float* in, int n, dim3 pdcc_grid, dim3 pdcc_block)
-      : out(out), in(in), n(n), pdcc_grid(pdcc_grid), pdcc_block(pdcc_block) {}
-};
-
-// pdcc: the launches of a group of parents at site per_group_0 as one grid
-static __global__ void __launch_bounds__(1024) add_to__pdcc_agg_per_group_0(const pdcc::Batch<pdcc_record_per_group_0> pdcc_batch, unsigned pdcc_coarsen, float scale)
-{
-  const pdcc::AggregatedBlock<pdcc_record_per_group_0> pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, blockIdx.x, threadIdx.x);
-  if (pdcc_a.idle) return;
-  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; pdcc_bx += pdcc_a.stride)
-    add_to__pdcc_thread(make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z), pdcc_a.thread, pdcc_a.record.pdcc_grid, pdcc_a.record.pdcc_block, pdcc_a.record.out, pdcc_a.record.in, scale, pdcc_a.record.n);
-}
-
-// pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)
-static __device__ void add_to__pdcc_direct_per_group_0(const pdcc_record_per_group_0& pdcc_rec, float scale, unsigned pdcc_coarsen)
-{
-  const dim3 pdcc_grid = pdcc_rec.pdcc_grid;
-  const dim3 pdcc_block = pdcc_rec.pdcc_block;
-  (void)cudaGetLastError();
-  add_to<<<pdcc_grid, pdcc_block>>>(pdcc_rec.out, pdcc_rec.in, scale, pdcc_rec.n); // pdcc: generated
-  if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
-    add_to__pdcc_serial(pdcc_grid, pdcc_block, pdcc_rec.out, pdcc_rec.in, scale, pdcc_rec.n);
+  pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, add_to__pdcc_thread, scale);
 }
 #line 11 "aggregate.cu"
 
@@ -164,46 +89,17 @@ static __global__ void __launch_bounds__(1024) fill_strided__pdcc_coarse(T* data
   }
 }
 
-// pdcc: one parent's launch of 'fill_strided' at site per_grid_0, kept for the aggregated launch
+// pdcc: the launches of a group of parents at site per_grid_0 as one grid (pdcc_rt.cuh)
 template <typename T, int Step>
-struct pdcc_record_per_grid_0 {
-  T* data;
-  int64_t n;
-  dim3 pdcc_grid;
-  dim3 pdcc_block;
-  __device__ pdcc_record_per_grid_0(T* data, int64_t n, dim3 pdcc_grid, dim3 pdcc_block)
-      : data(data), n(n), pdcc_grid(pdcc_grid), pdcc_block(pdcc_block) {}
-};
-
-// pdcc: the launches of a group of parents at site per_grid_0 as one grid
-template <typename T, int Step>
-static __global__ void __launch_bounds__(1024) fill_strided__pdcc_agg_per_grid_0(const pdcc::Batch<pdcc_record_per_grid_0<T, Step>> pdcc_batch, unsigned pdcc_coarsen, T value)
+static __global__ void __launch_bounds__(1024) fill_strided__pdcc_agg_per_grid_0(const pdcc::Batch<pdcc::Record<T*, pdcc::Uniform, int64_t>> pdcc_batch, T value)
 {
-  const pdcc::AggregatedBlock<pdcc_record_per_grid_0<T, Step>> pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, blockIdx.x, threadIdx.x);
-  if (pdcc_a.idle) return;
-  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; pdcc_bx += pdcc_a.stride)
-    fill_strided__pdcc_thread<T, Step>(make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z), pdcc_a.thread, pdcc_a.record.pdcc_grid, pdcc_a.record.pdcc_block, pdcc_a.record.data, value, pdcc_a.record.n);
-}
-
-// pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)
-template <typename T, int Step>
-static __device__ void fill_strided__pdcc_direct_per_grid_0(const pdcc_record_per_grid_0<T, Step>& pdcc_rec, T value, unsigned pdcc_coarsen)
-{
-  const dim3 pdcc_grid = pdcc_rec.pdcc_grid;
-  const dim3 pdcc_block = pdcc_rec.pdcc_block;
-  (void)cudaGetLastError();
-  fill_strided__pdcc_coarse<T, Step><<<dim3((pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(pdcc_rec.data, value, pdcc_rec.n, pdcc_grid); // pdcc: generated
-  if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
-    fill_strided__pdcc_serial<T, Step>(pdcc_grid, pdcc_block, pdcc_rec.data, value, pdcc_rec.n);
+  pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, fill_strided__pdcc_thread<T, Step>, value);
 }
 #line 17 "aggregate.cu"
 
-#line 3 "aggregate.cu"
+#line 6 "aggregate.cu"
 #ifndef PDCC_POOL_BYTES_per_warp_0
 #define PDCC_POOL_BYTES_per_warp_0 67108864
-#endif
-#ifndef PDCC_RECORDS_per_warp_0
-#define PDCC_RECORDS_per_warp_0 0
 #endif
 #ifndef PDCC_RECORDS_PER_THREAD_per_warp_0
 #define PDCC_RECORDS_PER_THREAD_per_warp_0 1
@@ -221,9 +117,9 @@ static __device__ void per_warp__pdcc_body(float* out, const float* in, const in
   { // pdcc: site per_warp_0: aggregated per warp
     const dim3 pdcc_grid = (n + 63) / 64;
     const dim3 pdcc_block = 64;
-    const pdcc_record_per_warp_0 pdcc_rec(out + row, in + begin[row], n, pdcc_grid, pdcc_block);
+    const pdcc::RecordOf<decltype(add_to__pdcc_agg_per_warp_0)> pdcc_rec(pdcc_grid, pdcc_block, out + row, in + begin[row], scale, n);
     if (!pdcc_group_per_warp_0.append(pdcc_rec)) // storage full: launch this one directly
-      add_to__pdcc_direct_per_warp_0(pdcc_rec, scale, 1);
+      pdcc::launch_record(pdcc_rec, add_to, add_to__pdcc_serial, scale);
   }
 #line 23 "aggregate.cu"
 }
@@ -232,24 +128,18 @@ static __device__ void per_warp__pdcc_body(float* out, const float* in, const in
 // pdcc: 'per_warp' as launched: its groups opened, its body, its groups flushed
 __global__ void __launch_bounds__(1024) per_warp(float* out, const float* in, const int* begin, const int* end, float scale)
 {
-  pdcc_group_per_warp_0.open<pdcc_record_per_warp_0>(pdcc_pool_per_warp_0, PDCC_RECORDS_per_warp_0, PDCC_RECORDS_PER_THREAD_per_warp_0);
+  pdcc_group_per_warp_0.open<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_warp_0)>>(pdcc_pool_per_warp_0, 0, PDCC_RECORDS_PER_THREAD_per_warp_0);
   per_warp__pdcc_body(out, in, begin, end, scale);
-  pdcc_group_per_warp_0.flush<pdcc_record_per_warp_0>(pdcc_pool_per_warp_0, 1, PDCC_AGG_THRESHOLD_per_warp_0, [&](const pdcc::Batch<pdcc_record_per_warp_0>& pdcc_batch) {
-    add_to__pdcc_agg_per_warp_0<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, 1, scale); // pdcc: generated
-    return cudaGetLastError();
-  }, [&](const pdcc_record_per_warp_0& pdcc_rec) { add_to__pdcc_direct_per_warp_0(pdcc_rec, scale, 1); });
+  pdcc_group_per_warp_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_warp_0)>>(pdcc_pool_per_warp_0, 1, PDCC_AGG_THRESHOLD_per_warp_0, pdcc::aggregated_launch(add_to__pdcc_agg_per_warp_0, scale), pdcc::direct_launch(add_to, add_to__pdcc_serial, scale));
 }
 #line 24 "aggregate.cu"
 
-#line 13 "aggregate.cu"
+#line 16 "aggregate.cu"
 #ifndef PDCC_POOL_BYTES_per_block_0
 #define PDCC_POOL_BYTES_per_block_0 67108864
 #endif
 #ifndef PDCC_RECORDS_per_block_0
 #define PDCC_RECORDS_per_block_0 512
-#endif
-#ifndef PDCC_RECORDS_PER_THREAD_per_block_0
-#define PDCC_RECORDS_PER_THREAD_per_block_0 4
 #endif
 // pdcc: site per_block_0's record storage and its block groups (pdcc_rt.cuh)
 static __device__ pdcc::SitePool<PDCC_POOL_BYTES_per_block_0> pdcc_pool_per_block_0;
@@ -263,9 +153,9 @@ static __device__ void per_block__pdcc_body(float* out, const float* in, const i
     { // pdcc: site per_block_0: aggregated per block
       const dim3 pdcc_grid = (n + 127) / 128;
       const dim3 pdcc_block = 128;
-      const pdcc_record_per_block_0 pdcc_rec(out + row, in + begin[row] + part * n, n, pdcc_grid, pdcc_block);
+      const pdcc::RecordOf<decltype(add_to__pdcc_agg_per_block_0)> pdcc_rec(pdcc_grid, pdcc_block, out + row, in + begin[row] + part * n, 1.0f, n);
       if (!pdcc_group_per_block_0.append(pdcc_rec)) // storage full: launch this one directly
-        add_to__pdcc_direct_per_block_0(pdcc_rec, 1.0f, 1);
+        pdcc::launch_record(pdcc_rec, add_to, add_to__pdcc_serial, 1.0f);
     }
 #line 32 "aggregate.cu"
   }
@@ -275,21 +165,15 @@ static __device__ void per_block__pdcc_body(float* out, const float* in, const i
 // pdcc: 'per_block' as launched: its groups opened, its body, its groups flushed
 __global__ void __launch_bounds__(1024) per_block(float* out, const float* in, const int* begin, const int* end, int rows)
 {
-  pdcc_group_per_block_0.open<pdcc_record_per_block_0>(pdcc_pool_per_block_0, PDCC_RECORDS_per_block_0, PDCC_RECORDS_PER_THREAD_per_block_0);
+  pdcc_group_per_block_0.open<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_block_0)>>(pdcc_pool_per_block_0, PDCC_RECORDS_per_block_0, 1);
   per_block__pdcc_body(out, in, begin, end, rows);
-  pdcc_group_per_block_0.flush<pdcc_record_per_block_0>(pdcc_pool_per_block_0, 1, 1u, [&](const pdcc::Batch<pdcc_record_per_block_0>& pdcc_batch) {
-    add_to__pdcc_agg_per_block_0<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, 1, 1.0f); // pdcc: generated
-    return cudaGetLastError();
-  }, [&](const pdcc_record_per_block_0& pdcc_rec) { add_to__pdcc_direct_per_block_0(pdcc_rec, 1.0f, 1); });
+  pdcc_group_per_block_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_block_0)>>(pdcc_pool_per_block_0, 1, 1u, pdcc::aggregated_launch(add_to__pdcc_agg_per_block_0, 1.0f), pdcc::direct_launch(add_to, add_to__pdcc_serial, 1.0f));
 }
 #line 34 "aggregate.cu"
 
-#line 20 "aggregate.cu"
+#line 23 "aggregate.cu"
 #ifndef PDCC_POOL_BYTES_per_group_0
 #define PDCC_POOL_BYTES_per_group_0 67108864
-#endif
-#ifndef PDCC_RECORDS_per_group_0
-#define PDCC_RECORDS_per_group_0 0
 #endif
 #ifndef PDCC_RECORDS_PER_THREAD_per_group_0
 #define PDCC_RECORDS_PER_THREAD_per_group_0 1
@@ -308,9 +192,9 @@ static __device__ void per_group__pdcc_body(float* out, const float* in, const i
   { // pdcc: site per_group_0: aggregated per multiblock
     const dim3 pdcc_grid = (n + 127) / 128;
     const dim3 pdcc_block = 128;
-    const pdcc_record_per_group_0 pdcc_rec(out + row, in + begin[row], n, pdcc_grid, pdcc_block);
+    const pdcc::RecordOf<decltype(add_to__pdcc_agg_per_group_0)> pdcc_rec(pdcc_grid, pdcc_block, out + row, in + begin[row], 2.0f, n);
     if (!pdcc_group_per_group_0.append(pdcc_rec)) // storage full: launch this one directly
-      add_to__pdcc_direct_per_group_0(pdcc_rec, 2.0f, 1);
+      pdcc::launch_record(pdcc_rec, add_to, add_to__pdcc_serial, 2.0f);
   }
 #line 41 "aggregate.cu"
 }
@@ -319,16 +203,13 @@ static __device__ void per_group__pdcc_body(float* out, const float* in, const i
 // pdcc: 'per_group' as launched: its groups opened, its body, its groups flushed
 __global__ void __launch_bounds__(1024) per_group(float* out, const float* in, const int* begin, const int* end, int rows)
 {
-  pdcc_group_per_group_0.open<pdcc_record_per_group_0>(pdcc_pool_per_group_0, PDCC_RECORDS_per_group_0, PDCC_RECORDS_PER_THREAD_per_group_0, PDCC_GRANULARITY_per_group_0);
+  pdcc_group_per_group_0.open<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_group_0)>>(pdcc_pool_per_group_0, 0, PDCC_RECORDS_PER_THREAD_per_group_0, PDCC_GRANULARITY_per_group_0);
   per_group__pdcc_body(out, in, begin, end, rows);
-  pdcc_group_per_group_0.flush<pdcc_record_per_group_0>(pdcc_pool_per_group_0, 1, 1u, [&](const pdcc::Batch<pdcc_record_per_group_0>& pdcc_batch) {
-    add_to__pdcc_agg_per_group_0<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, 1, 2.0f); // pdcc: generated
-    return cudaGetLastError();
-  }, [&](const pdcc_record_per_group_0& pdcc_rec) { add_to__pdcc_direct_per_group_0(pdcc_rec, 2.0f, 1); });
+  pdcc_group_per_group_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_group_0)>>(pdcc_pool_per_group_0, 1, 1u, pdcc::aggregated_launch(add_to__pdcc_agg_per_group_0, 2.0f), pdcc::direct_launch(add_to, add_to__pdcc_serial, 2.0f));
 }
 #line 42 "aggregate.cu"
 
-#line 25 "aggregate.cu"
+#line 28 "aggregate.cu"
 #ifndef PDCC_THRESHOLD_per_grid_0
 #define PDCC_THRESHOLD_per_grid_0 256
 #endif
@@ -337,9 +218,6 @@ __global__ void __launch_bounds__(1024) per_group(float* out, const float* in, c
 #endif
 #ifndef PDCC_POOL_BYTES_per_grid_0
 #define PDCC_POOL_BYTES_per_grid_0 67108864
-#endif
-#ifndef PDCC_RECORDS_per_grid_0
-#define PDCC_RECORDS_per_grid_0 0
 #endif
 #ifndef PDCC_RECORDS_PER_THREAD_per_grid_0
 #define PDCC_RECORDS_PER_THREAD_per_grid_0 1
@@ -358,9 +236,9 @@ static __device__ void per_grid__pdcc_body(T** data, const int64_t* sizes, T val
     const dim3 pdcc_grid = ((pdcc_n + (2 * 128)) - 1) / (2 * 128);
     const dim3 pdcc_block = 128;
     if (pdcc_n >= PDCC_THRESHOLD_per_grid_0) {
-      const pdcc_record_per_grid_0<T, 2> pdcc_rec(data[k], n, pdcc_grid, pdcc_block);
+      const pdcc::RecordOf<decltype(fill_strided__pdcc_agg_per_grid_0<T, 2>)> pdcc_rec(pdcc_grid, pdcc_block, data[k], value, n);
       if (!pdcc_group_per_grid_0.append(pdcc_rec)) // storage full: launch this one directly
-        fill_strided__pdcc_direct_per_grid_0<T, 2>(pdcc_rec, value, PDCC_COARSEN_per_grid_0);
+        pdcc::launch_record(pdcc_rec, pdcc::coarsened(fill_strided__pdcc_coarse<T, 2>, PDCC_COARSEN_per_grid_0), fill_strided__pdcc_serial<T, 2>, value);
     } else {
       fill_strided__pdcc_serial<T, 2>(pdcc_grid, pdcc_block, data[k], value, n);
     }
@@ -373,12 +251,9 @@ static __device__ void per_grid__pdcc_body(T** data, const int64_t* sizes, T val
 template <typename T>
 __global__ void __launch_bounds__(1024) per_grid(T** data, const int64_t* sizes, T value, int count)
 {
-  pdcc_group_per_grid_0.open<pdcc_record_per_grid_0<T, 2>>(pdcc_pool_per_grid_0, PDCC_RECORDS_per_grid_0, PDCC_RECORDS_PER_THREAD_per_grid_0, pdcc::grid_blocks());
+  pdcc_group_per_grid_0.open<pdcc::RecordOf<decltype(fill_strided__pdcc_agg_per_grid_0<T, 2>)>>(pdcc_pool_per_grid_0, 0, PDCC_RECORDS_PER_THREAD_per_grid_0, pdcc::grid_blocks());
   per_grid__pdcc_body<T>(data, sizes, value, count);
-  pdcc_group_per_grid_0.flush<pdcc_record_per_grid_0<T, 2>>(pdcc_pool_per_grid_0, PDCC_COARSEN_per_grid_0, 1u, [&](const pdcc::Batch<pdcc_record_per_grid_0<T, 2>>& pdcc_batch) {
-    fill_strided__pdcc_agg_per_grid_0<T, 2><<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, PDCC_COARSEN_per_grid_0, value); // pdcc: generated
-    return cudaGetLastError();
-  }, [&](const pdcc_record_per_grid_0<T, 2>& pdcc_rec) { fill_strided__pdcc_direct_per_grid_0<T, 2>(pdcc_rec, value, PDCC_COARSEN_per_grid_0); });
+  pdcc_group_per_grid_0.flush<pdcc::RecordOf<decltype(fill_strided__pdcc_agg_per_grid_0<T, 2>)>>(pdcc_pool_per_grid_0, PDCC_COARSEN_per_grid_0, 1u, pdcc::aggregated_launch(fill_strided__pdcc_agg_per_grid_0<T, 2>, value), pdcc::direct_launch(pdcc::coarsened(fill_strided__pdcc_coarse<T, 2>, PDCC_COARSEN_per_grid_0), fill_strided__pdcc_serial<T, 2>, value));
 }
 #line 51 "aggregate.cu"
 

@@ -38,66 +38,16 @@ static __global__ void __launch_bounds__(1024) scale_rows__pdcc_coarse(float* ou
   }
 }
 
-// pdcc: one parent's launch of 'scale_rows' at site warp_groups_0, kept for the aggregated launch
-struct pdcc_record_warp_groups_0 {
-  float* out;
-  const float* in;
-  int n;
-  dim3 pdcc_grid;
-  dim3 pdcc_block;
-  __device__ pdcc_record_warp_groups_0(float* out, const float* in, int n, dim3 pdcc_grid, dim3 pdcc_block)
-      : out(out), in(in), n(n), pdcc_grid(pdcc_grid), pdcc_block(pdcc_block) {}
-};
-
-// pdcc: the launches of a group of parents at site warp_groups_0 as one grid
-static __global__ void __launch_bounds__(1024) scale_rows__pdcc_agg_warp_groups_0(const pdcc::Batch<pdcc_record_warp_groups_0> pdcc_batch, unsigned pdcc_coarsen, float factor)
+// pdcc: the launches of a group of parents at site warp_groups_0 as one grid (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) scale_rows__pdcc_agg_warp_groups_0(const pdcc::Batch<pdcc::Record<float*, const float*, pdcc::Uniform, int>> pdcc_batch, float factor)
 {
-  const pdcc::AggregatedBlock<pdcc_record_warp_groups_0> pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, blockIdx.x, threadIdx.x);
-  if (pdcc_a.idle) return;
-  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; pdcc_bx += pdcc_a.stride)
-    scale_rows__pdcc_thread(make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z), pdcc_a.thread, pdcc_a.record.pdcc_grid, pdcc_a.record.pdcc_block, pdcc_a.record.out, pdcc_a.record.in, factor, pdcc_a.record.n);
+  pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, scale_rows__pdcc_thread, factor);
 }
 
-// pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)
-static __device__ void scale_rows__pdcc_direct_warp_groups_0(const pdcc_record_warp_groups_0& pdcc_rec, float factor, unsigned pdcc_coarsen)
+// pdcc: the launches of a group of parents at site block_groups_0 as one grid (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) scale_rows__pdcc_agg_block_groups_0(const pdcc::Batch<pdcc::Record<float*, const float*, pdcc::Uniform, int>> pdcc_batch, float factor)
 {
-  const dim3 pdcc_grid = pdcc_rec.pdcc_grid;
-  const dim3 pdcc_block = pdcc_rec.pdcc_block;
-  (void)cudaGetLastError();
-  scale_rows__pdcc_coarse<<<dim3((pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(pdcc_rec.out, pdcc_rec.in, factor, pdcc_rec.n, pdcc_grid); // pdcc: generated
-  if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
-    scale_rows__pdcc_serial(pdcc_grid, pdcc_block, pdcc_rec.out, pdcc_rec.in, factor, pdcc_rec.n);
-}
-
-// pdcc: one parent's launch of 'scale_rows' at site block_groups_0, kept for the aggregated launch
-struct pdcc_record_block_groups_0 {
-  float* out;
-  const float* in;
-  int n;
-  dim3 pdcc_grid;
-  dim3 pdcc_block;
-  __device__ pdcc_record_block_groups_0(float* out, const float* in, int n, dim3 pdcc_grid, dim3 pdcc_block)
-      : out(out), in(in), n(n), pdcc_grid(pdcc_grid), pdcc_block(pdcc_block) {}
-};
-
-// pdcc: the launches of a group of parents at site block_groups_0 as one grid
-static __global__ void __launch_bounds__(1024) scale_rows__pdcc_agg_block_groups_0(const pdcc::Batch<pdcc_record_block_groups_0> pdcc_batch, unsigned pdcc_coarsen, float factor)
-{
-  const pdcc::AggregatedBlock<pdcc_record_block_groups_0> pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, blockIdx.x, threadIdx.x);
-  if (pdcc_a.idle) return;
-  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; pdcc_bx += pdcc_a.stride)
-    scale_rows__pdcc_thread(make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z), pdcc_a.thread, pdcc_a.record.pdcc_grid, pdcc_a.record.pdcc_block, pdcc_a.record.out, pdcc_a.record.in, factor, pdcc_a.record.n);
-}
-
-// pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)
-static __device__ void scale_rows__pdcc_direct_block_groups_0(const pdcc_record_block_groups_0& pdcc_rec, float factor, unsigned pdcc_coarsen)
-{
-  const dim3 pdcc_grid = pdcc_rec.pdcc_grid;
-  const dim3 pdcc_block = pdcc_rec.pdcc_block;
-  (void)cudaGetLastError();
-  scale_rows__pdcc_coarse<<<dim3((pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(pdcc_rec.out, pdcc_rec.in, factor, pdcc_rec.n, pdcc_grid); // pdcc: generated
-  if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
-    scale_rows__pdcc_serial(pdcc_grid, pdcc_block, pdcc_rec.out, pdcc_rec.in, factor, pdcc_rec.n);
+  pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, scale_rows__pdcc_thread, factor);
 }
 #line 9 "aggregate_threshold_coarsen.cu"
 
@@ -134,66 +84,16 @@ static __global__ void __launch_bounds__(1024) tile__pdcc_coarse(float* out, con
   }
 }
 
-// pdcc: one parent's launch of 'tile' at site multiblock_groups_0, kept for the aggregated launch
-struct pdcc_record_multiblock_groups_0 {
-  float* out;
-  const int width;
-  int height;
-  dim3 pdcc_grid;
-  dim3 pdcc_block;
-  __device__ pdcc_record_multiblock_groups_0(float* out, const int width, int height, dim3 pdcc_grid, dim3 pdcc_block)
-      : out(out), width(width), height(height), pdcc_grid(pdcc_grid), pdcc_block(pdcc_block) {}
-};
-
-// pdcc: the launches of a group of parents at site multiblock_groups_0 as one grid
-static __global__ void __launch_bounds__(1024) tile__pdcc_agg_multiblock_groups_0(const pdcc::Batch<pdcc_record_multiblock_groups_0> pdcc_batch, unsigned pdcc_coarsen)
+// pdcc: the launches of a group of parents at site multiblock_groups_0 as one grid (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) tile__pdcc_agg_multiblock_groups_0(const pdcc::Batch<pdcc::Record<float*, const int, int>> pdcc_batch)
 {
-  const pdcc::AggregatedBlock<pdcc_record_multiblock_groups_0> pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, blockIdx.x, threadIdx.x);
-  if (pdcc_a.idle) return;
-  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; pdcc_bx += pdcc_a.stride)
-    tile__pdcc_thread(make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z), pdcc_a.thread, pdcc_a.record.pdcc_grid, pdcc_a.record.pdcc_block, pdcc_a.record.out, pdcc_a.record.width, pdcc_a.record.height);
+  pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, tile__pdcc_thread);
 }
 
-// pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)
-static __device__ void tile__pdcc_direct_multiblock_groups_0(const pdcc_record_multiblock_groups_0& pdcc_rec, unsigned pdcc_coarsen)
+// pdcc: the launches of a group of parents at site grid_group_0 as one grid (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) tile__pdcc_agg_grid_group_0(const pdcc::Batch<pdcc::Record<float*, const int, int>> pdcc_batch)
 {
-  const dim3 pdcc_grid = pdcc_rec.pdcc_grid;
-  const dim3 pdcc_block = pdcc_rec.pdcc_block;
-  (void)cudaGetLastError();
-  tile__pdcc_coarse<<<dim3((pdcc_grid.x + pdcc_coarsen - 1) / pdcc_coarsen, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(pdcc_rec.out, pdcc_rec.width, pdcc_rec.height, pdcc_grid); // pdcc: generated
-  if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
-    tile__pdcc_serial(pdcc_grid, pdcc_block, pdcc_rec.out, pdcc_rec.width, pdcc_rec.height);
-}
-
-// pdcc: one parent's launch of 'tile' at site grid_group_0, kept for the aggregated launch
-struct pdcc_record_grid_group_0 {
-  float* out;
-  const int width;
-  int height;
-  dim3 pdcc_grid;
-  dim3 pdcc_block;
-  __device__ pdcc_record_grid_group_0(float* out, const int width, int height, dim3 pdcc_grid, dim3 pdcc_block)
-      : out(out), width(width), height(height), pdcc_grid(pdcc_grid), pdcc_block(pdcc_block) {}
-};
-
-// pdcc: the launches of a group of parents at site grid_group_0 as one grid
-static __global__ void __launch_bounds__(1024) tile__pdcc_agg_grid_group_0(const pdcc::Batch<pdcc_record_grid_group_0> pdcc_batch, unsigned pdcc_coarsen)
-{
-  const pdcc::AggregatedBlock<pdcc_record_grid_group_0> pdcc_a = pdcc::aggregated_block(pdcc_batch, pdcc_coarsen, blockIdx.x, threadIdx.x);
-  if (pdcc_a.idle) return;
-  for (unsigned int pdcc_bx = pdcc_a.block.x; pdcc_bx < pdcc_a.record.pdcc_grid.x; pdcc_bx += pdcc_a.stride)
-    tile__pdcc_thread(make_uint3(pdcc_bx, pdcc_a.block.y, pdcc_a.block.z), pdcc_a.thread, pdcc_a.record.pdcc_grid, pdcc_a.record.pdcc_block, pdcc_a.record.out, pdcc_a.record.width, pdcc_a.record.height);
-}
-
-// pdcc: one record launched on its own (storage full, too few parents, or the aggregated launch failed)
-static __device__ void tile__pdcc_direct_grid_group_0(const pdcc_record_grid_group_0& pdcc_rec, unsigned pdcc_coarsen)
-{
-  const dim3 pdcc_grid = pdcc_rec.pdcc_grid;
-  const dim3 pdcc_block = pdcc_rec.pdcc_block;
-  (void)cudaGetLastError();
-  tile<<<pdcc_grid, pdcc_block>>>(pdcc_rec.out, pdcc_rec.width, pdcc_rec.height); // pdcc: generated
-  if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
-    tile__pdcc_serial(pdcc_grid, pdcc_block, pdcc_rec.out, pdcc_rec.width, pdcc_rec.height);
+  pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, tile__pdcc_thread);
 }
 #line 14 "aggregate_threshold_coarsen.cu"
 
@@ -206,9 +106,6 @@ static __device__ void tile__pdcc_direct_grid_group_0(const pdcc_record_grid_gro
 #endif
 #ifndef PDCC_POOL_BYTES_warp_groups_0
 #define PDCC_POOL_BYTES_warp_groups_0 67108864
-#endif
-#ifndef PDCC_RECORDS_warp_groups_0
-#define PDCC_RECORDS_warp_groups_0 0
 #endif
 #ifndef PDCC_RECORDS_PER_THREAD_warp_groups_0
 #define PDCC_RECORDS_PER_THREAD_warp_groups_0 1
@@ -227,9 +124,9 @@ static __device__ void warp_groups__pdcc_body(float* out, const float* in, const
     const dim3 pdcc_grid = (pdcc_n + 127) / 128;
     const dim3 pdcc_block = 128;
     if (pdcc_n >= PDCC_THRESHOLD_warp_groups_0) {
-      const pdcc_record_warp_groups_0 pdcc_rec(out + begin[row], in + begin[row], n, pdcc_grid, pdcc_block);
+      const pdcc::RecordOf<decltype(scale_rows__pdcc_agg_warp_groups_0)> pdcc_rec(pdcc_grid, pdcc_block, out + begin[row], in + begin[row], 0.5f, n);
       if (!pdcc_group_warp_groups_0.append(pdcc_rec)) // storage full: launch this one directly
-        scale_rows__pdcc_direct_warp_groups_0(pdcc_rec, 0.5f, PDCC_COARSEN_warp_groups_0);
+        pdcc::launch_record(pdcc_rec, pdcc::coarsened(scale_rows__pdcc_coarse, PDCC_COARSEN_warp_groups_0), scale_rows__pdcc_serial, 0.5f);
     } else {
       scale_rows__pdcc_serial(pdcc_grid, pdcc_block, out + begin[row], in + begin[row], 0.5f, n);
     }
@@ -241,16 +138,13 @@ static __device__ void warp_groups__pdcc_body(float* out, const float* in, const
 // pdcc: 'warp_groups' as launched: its groups opened, its body, its groups flushed
 __global__ void __launch_bounds__(1024) warp_groups(float* out, const float* in, const int* begin, const int* end, int rows)
 {
-  pdcc_group_warp_groups_0.open<pdcc_record_warp_groups_0>(pdcc_pool_warp_groups_0, PDCC_RECORDS_warp_groups_0, PDCC_RECORDS_PER_THREAD_warp_groups_0);
+  pdcc_group_warp_groups_0.open<pdcc::RecordOf<decltype(scale_rows__pdcc_agg_warp_groups_0)>>(pdcc_pool_warp_groups_0, 0, PDCC_RECORDS_PER_THREAD_warp_groups_0);
   warp_groups__pdcc_body(out, in, begin, end, rows);
-  pdcc_group_warp_groups_0.flush<pdcc_record_warp_groups_0>(pdcc_pool_warp_groups_0, PDCC_COARSEN_warp_groups_0, 1u, [&](const pdcc::Batch<pdcc_record_warp_groups_0>& pdcc_batch) {
-    scale_rows__pdcc_agg_warp_groups_0<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, PDCC_COARSEN_warp_groups_0, 0.5f); // pdcc: generated
-    return cudaGetLastError();
-  }, [&](const pdcc_record_warp_groups_0& pdcc_rec) { scale_rows__pdcc_direct_warp_groups_0(pdcc_rec, 0.5f, PDCC_COARSEN_warp_groups_0); });
+  pdcc_group_warp_groups_0.flush<pdcc::RecordOf<decltype(scale_rows__pdcc_agg_warp_groups_0)>>(pdcc_pool_warp_groups_0, PDCC_COARSEN_warp_groups_0, 1u, pdcc::aggregated_launch(scale_rows__pdcc_agg_warp_groups_0, 0.5f), pdcc::direct_launch(pdcc::coarsened(scale_rows__pdcc_coarse, PDCC_COARSEN_warp_groups_0), scale_rows__pdcc_serial, 0.5f));
 }
 #line 22 "aggregate_threshold_coarsen.cu"
 
-#line 2 "aggregate_threshold_coarsen.cu"
+#line 5 "aggregate_threshold_coarsen.cu"
 #ifndef PDCC_THRESHOLD_block_groups_0
 #define PDCC_THRESHOLD_block_groups_0 128
 #endif
@@ -259,9 +153,6 @@ __global__ void __launch_bounds__(1024) warp_groups(float* out, const float* in,
 #endif
 #ifndef PDCC_POOL_BYTES_block_groups_0
 #define PDCC_POOL_BYTES_block_groups_0 67108864
-#endif
-#ifndef PDCC_RECORDS_block_groups_0
-#define PDCC_RECORDS_block_groups_0 0
 #endif
 #ifndef PDCC_RECORDS_PER_THREAD_block_groups_0
 #define PDCC_RECORDS_PER_THREAD_block_groups_0 1
@@ -283,9 +174,9 @@ static __device__ void block_groups__pdcc_body(float* out, const float* in, cons
     const dim3 pdcc_grid = (pdcc_n + 255) / 256;
     const dim3 pdcc_block = 256;
     if (pdcc_n >= PDCC_THRESHOLD_block_groups_0) {
-      const pdcc_record_block_groups_0 pdcc_rec(out + begin[row], in + begin[row], n, pdcc_grid, pdcc_block);
+      const pdcc::RecordOf<decltype(scale_rows__pdcc_agg_block_groups_0)> pdcc_rec(pdcc_grid, pdcc_block, out + begin[row], in + begin[row], 2.0f, n);
       if (!pdcc_group_block_groups_0.append(pdcc_rec)) // storage full: launch this one directly
-        scale_rows__pdcc_direct_block_groups_0(pdcc_rec, 2.0f, PDCC_COARSEN_block_groups_0);
+        pdcc::launch_record(pdcc_rec, pdcc::coarsened(scale_rows__pdcc_coarse, PDCC_COARSEN_block_groups_0), scale_rows__pdcc_serial, 2.0f);
     } else {
       scale_rows__pdcc_serial(pdcc_grid, pdcc_block, out + begin[row], in + begin[row], 2.0f, n);
     }
@@ -297,16 +188,12 @@ static __device__ void block_groups__pdcc_body(float* out, const float* in, cons
 // pdcc: 'block_groups' as launched: its groups opened, its body, its groups flushed
 __global__ void __launch_bounds__(1024) block_groups(float* out, const float* in, const int* begin, const int* end, int rows)
 {
-  pdcc_group_block_groups_0.open<pdcc_record_block_groups_0>(pdcc_pool_block_groups_0, PDCC_RECORDS_block_groups_0, PDCC_RECORDS_PER_THREAD_block_groups_0);
+  pdcc_group_block_groups_0.open<pdcc::RecordOf<decltype(scale_rows__pdcc_agg_block_groups_0)>>(pdcc_pool_block_groups_0, 0, PDCC_RECORDS_PER_THREAD_block_groups_0);
   block_groups__pdcc_body(out, in, begin, end, rows);
-  pdcc_group_block_groups_0.flush<pdcc_record_block_groups_0>(pdcc_pool_block_groups_0, PDCC_COARSEN_block_groups_0, PDCC_AGG_THRESHOLD_block_groups_0, [&](const pdcc::Batch<pdcc_record_block_groups_0>& pdcc_batch) {
-    scale_rows__pdcc_agg_block_groups_0<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, PDCC_COARSEN_block_groups_0, 2.0f); // pdcc: generated
-    return cudaGetLastError();
-  }, [&](const pdcc_record_block_groups_0& pdcc_rec) { scale_rows__pdcc_direct_block_groups_0(pdcc_rec, 2.0f, PDCC_COARSEN_block_groups_0); });
+  pdcc_group_block_groups_0.flush<pdcc::RecordOf<decltype(scale_rows__pdcc_agg_block_groups_0)>>(pdcc_pool_block_groups_0, PDCC_COARSEN_block_groups_0, PDCC_AGG_THRESHOLD_block_groups_0, pdcc::aggregated_launch(scale_rows__pdcc_agg_block_groups_0, 2.0f), pdcc::direct_launch(pdcc::coarsened(scale_rows__pdcc_coarse, PDCC_COARSEN_block_groups_0), scale_rows__pdcc_serial, 2.0f));
 }
-#line 31 "aggregate_threshold_coarsen.cu"
 
-#line 11 "aggregate_threshold_coarsen.cu"
+#line 14 "aggregate_threshold_coarsen.cu"
 #ifndef PDCC_THRESHOLD_multiblock_groups_0
 #define PDCC_THRESHOLD_multiblock_groups_0 256
 #endif
@@ -315,9 +202,6 @@ __global__ void __launch_bounds__(1024) block_groups(float* out, const float* in
 #endif
 #ifndef PDCC_POOL_BYTES_multiblock_groups_0
 #define PDCC_POOL_BYTES_multiblock_groups_0 67108864
-#endif
-#ifndef PDCC_RECORDS_multiblock_groups_0
-#define PDCC_RECORDS_multiblock_groups_0 0
 #endif
 #ifndef PDCC_RECORDS_PER_THREAD_multiblock_groups_0
 #define PDCC_RECORDS_PER_THREAD_multiblock_groups_0 1
@@ -339,9 +223,9 @@ static __device__ void multiblock_groups__pdcc_body(float* out, const int* width
     const dim3 pdcc_grid = dim3((pdcc_nx + 15) / 16, (pdcc_ny + 15) / 16);
     const dim3 pdcc_block = dim3(16, 16);
     if ((unsigned long long)pdcc_nx * pdcc_ny * pdcc_grid.z * pdcc_block.z >= PDCC_THRESHOLD_multiblock_groups_0) {
-      const pdcc_record_multiblock_groups_0 pdcc_rec(out + k * 4096, w, h, pdcc_grid, pdcc_block);
+      const pdcc::RecordOf<decltype(tile__pdcc_agg_multiblock_groups_0)> pdcc_rec(pdcc_grid, pdcc_block, out + k * 4096, w, h);
       if (!pdcc_group_multiblock_groups_0.append(pdcc_rec)) // storage full: launch this one directly
-        tile__pdcc_direct_multiblock_groups_0(pdcc_rec, PDCC_COARSEN_multiblock_groups_0);
+        pdcc::launch_record(pdcc_rec, pdcc::coarsened(tile__pdcc_coarse, PDCC_COARSEN_multiblock_groups_0), tile__pdcc_serial);
     } else {
       tile__pdcc_serial(pdcc_grid, pdcc_block, out + k * 4096, w, h);
     }
@@ -353,21 +237,15 @@ static __device__ void multiblock_groups__pdcc_body(float* out, const int* width
 // pdcc: 'multiblock_groups' as launched: its groups opened, its body, its groups flushed
 __global__ void __launch_bounds__(1024) multiblock_groups(float* out, const int* widths, const int* heights, int count)
 {
-  pdcc_group_multiblock_groups_0.open<pdcc_record_multiblock_groups_0>(pdcc_pool_multiblock_groups_0, PDCC_RECORDS_multiblock_groups_0, PDCC_RECORDS_PER_THREAD_multiblock_groups_0, PDCC_GRANULARITY_multiblock_groups_0);
+  pdcc_group_multiblock_groups_0.open<pdcc::RecordOf<decltype(tile__pdcc_agg_multiblock_groups_0)>>(pdcc_pool_multiblock_groups_0, 0, PDCC_RECORDS_PER_THREAD_multiblock_groups_0, PDCC_GRANULARITY_multiblock_groups_0);
   multiblock_groups__pdcc_body(out, widths, heights, count);
-  pdcc_group_multiblock_groups_0.flush<pdcc_record_multiblock_groups_0>(pdcc_pool_multiblock_groups_0, PDCC_COARSEN_multiblock_groups_0, 1u, [&](const pdcc::Batch<pdcc_record_multiblock_groups_0>& pdcc_batch) {
-    tile__pdcc_agg_multiblock_groups_0<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, PDCC_COARSEN_multiblock_groups_0); // pdcc: generated
-    return cudaGetLastError();
-  }, [&](const pdcc_record_multiblock_groups_0& pdcc_rec) { tile__pdcc_direct_multiblock_groups_0(pdcc_rec, PDCC_COARSEN_multiblock_groups_0); });
+  pdcc_group_multiblock_groups_0.flush<pdcc::RecordOf<decltype(tile__pdcc_agg_multiblock_groups_0)>>(pdcc_pool_multiblock_groups_0, PDCC_COARSEN_multiblock_groups_0, 1u, pdcc::aggregated_launch(tile__pdcc_agg_multiblock_groups_0), pdcc::direct_launch(pdcc::coarsened(tile__pdcc_coarse, PDCC_COARSEN_multiblock_groups_0), tile__pdcc_serial));
 }
 #line 39 "aggregate_threshold_coarsen.cu"
 
-#line 28 "aggregate_threshold_coarsen.cu"
+#line 31 "aggregate_threshold_coarsen.cu"
 #ifndef PDCC_POOL_BYTES_grid_group_0
 #define PDCC_POOL_BYTES_grid_group_0 67108864
-#endif
-#ifndef PDCC_RECORDS_grid_group_0
-#define PDCC_RECORDS_grid_group_0 0
 #endif
 #ifndef PDCC_RECORDS_PER_THREAD_grid_group_0
 #define PDCC_RECORDS_PER_THREAD_grid_group_0 1
@@ -382,9 +260,9 @@ static __device__ void grid_group__pdcc_body(float* out, const int* widths, cons
   { // pdcc: site grid_group_0: aggregated per grid
     const dim3 pdcc_grid = dim3((widths[k] + 15) / 16, (heights[k] + 15) / 16);
     const dim3 pdcc_block = dim3(16, 16);
-    const pdcc_record_grid_group_0 pdcc_rec(out + k * 4096, widths[k], heights[k], pdcc_grid, pdcc_block);
+    const pdcc::RecordOf<decltype(tile__pdcc_agg_grid_group_0)> pdcc_rec(pdcc_grid, pdcc_block, out + k * 4096, widths[k], heights[k]);
     if (!pdcc_group_grid_group_0.append(pdcc_rec)) // storage full: launch this one directly
-      tile__pdcc_direct_grid_group_0(pdcc_rec, 1);
+      pdcc::launch_record(pdcc_rec, tile, tile__pdcc_serial);
   }
 #line 45 "aggregate_threshold_coarsen.cu"
 }
@@ -393,10 +271,7 @@ static __device__ void grid_group__pdcc_body(float* out, const int* widths, cons
 // pdcc: 'grid_group' as launched: its groups opened, its body, its groups flushed
 __global__ void __launch_bounds__(1024) grid_group(float* out, const int* widths, const int* heights, int count)
 {
-  pdcc_group_grid_group_0.open<pdcc_record_grid_group_0>(pdcc_pool_grid_group_0, PDCC_RECORDS_grid_group_0, PDCC_RECORDS_PER_THREAD_grid_group_0, pdcc::grid_blocks());
+  pdcc_group_grid_group_0.open<pdcc::RecordOf<decltype(tile__pdcc_agg_grid_group_0)>>(pdcc_pool_grid_group_0, 0, PDCC_RECORDS_PER_THREAD_grid_group_0, pdcc::grid_blocks());
   grid_group__pdcc_body(out, widths, heights, count);
-  pdcc_group_grid_group_0.flush<pdcc_record_grid_group_0>(pdcc_pool_grid_group_0, 1, 1u, [&](const pdcc::Batch<pdcc_record_grid_group_0>& pdcc_batch) {
-    tile__pdcc_agg_grid_group_0<<<pdcc_batch.blocks, pdcc_batch.threads>>>(pdcc_batch, 1); // pdcc: generated
-    return cudaGetLastError();
-  }, [&](const pdcc_record_grid_group_0& pdcc_rec) { tile__pdcc_direct_grid_group_0(pdcc_rec, 1); });
+  pdcc_group_grid_group_0.flush<pdcc::RecordOf<decltype(tile__pdcc_agg_grid_group_0)>>(pdcc_pool_grid_group_0, 1, 1u, pdcc::aggregated_launch(tile__pdcc_agg_grid_group_0), pdcc::direct_launch(tile, tile__pdcc_serial));
 }
