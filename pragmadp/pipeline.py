@@ -66,7 +66,7 @@ def transform(source: SourceFile, auto: str | None = None, defines: Mapping[str,
         if auto is not None:
             frontend.add_auto_sites(unit, auto)
         frontend.name_sites(unit)
-        result = rewrite(unit, defines or {})
+        result = rewrite(unit, defines or {}, auto=auto is not None)
         return Result(source, result.text, result.remarks, result.uses_device_launches, result.knobs)
     except PdccError:
         raise

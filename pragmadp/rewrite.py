@@ -17,6 +17,7 @@ from pragmadp import ir
 from pragmadp.cgen import printer
 from pragmadp.cuda import pragmas
 from pragmadp.cuda.frontend import Function, Node, Site, Unit, enclosing_function, kernel_call_syntax, required, walk
+from pragmadp.directives import Directive
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark
 from pragmadp.source import EditBuffer, Generated, Rope, Span
@@ -38,9 +39,10 @@ class Rewritten:
     uses_device_launches: bool = False
 
 
-def rewrite(unit: Unit, defines: Mapping[str, str] | None = None) -> Rewritten:
+def rewrite(unit: Unit, defines: Mapping[str, str] | None = None, auto: bool = False) -> Rewritten:
     """Runs the passes over every site of the unit and comments out the pdcc pragmas it consumed;
-    `defines` are the command line's -D macros (knobs pdcc reads itself)."""
+    `defines` are the command line's -D macros (knobs pdcc reads itself); with `auto` (--auto) every
+    divergent if/else of device code is a meld candidate too."""
     context = Context(unit)
     context.defines = dict(defines or {})
     edits = EditBuffer(unit.source)
@@ -62,7 +64,7 @@ def rewrite(unit: Unit, defines: Mapping[str, str] | None = None) -> Rewritten:
             _bound(context, edits, kernel, site, result)
     for placed in context.placed.values():
         edits.insert(placed.offset, _placed_rope(unit, placed))
-    melded = _meld(context, edits, result)
+    melded = _meld(context, edits, result, auto)
     for pragma in unit.pdcc_pragmas:
         if not any(m.start_byte <= pragma.start_byte < m.end_byte for m in melded):  # printed with its if
             _comment_out(edits, unit, pragma)
@@ -71,13 +73,18 @@ def rewrite(unit: Unit, defines: Mapping[str, str] | None = None) -> Rewritten:
     return result
 
 
-def _meld(context: Context, edits: EditBuffer, result: Rewritten) -> list[Node]:
+def _meld(context: Context, edits: EditBuffer, result: Rewritten, auto: bool) -> list[Node]:
     """Each `#pragma meld` if/else through the meld pass; one inside an if that melded goes with it.
-    Returns the if statements it replaced."""
+    Under --auto, every other if/else of device code too, reported only where it melds (a file has
+    many branches pdcc rightly leaves alone). Returns the if statements it replaced."""
     unit = context.unit
     melded: list[Node] = []
     numbers: dict[str, int] = {}
-    for directive, _pragma, statement in sorted(unit.meld_sites, key=lambda s: s[2].start_byte):
+    sites = [(d, s, False) for d, _p, s in unit.meld_sites if not d.off]
+    if auto:
+        taken = {s for _d, _p, s in unit.meld_sites}
+        sites += [(_AUTO_MELD, s, True) for s in _auto_meld_candidates(unit) if s not in taken]
+    for directive, statement, automatic in sorted(sites, key=lambda s: s[1].start_byte):
         function = enclosing_function(unit, statement)
         context.pass_name = meld.NAME
         if function is None or not function.runs_on_device:
@@ -90,13 +97,38 @@ def _meld(context: Context, edits: EditBuffer, result: Rewritten) -> list[Node]:
             continue  # its branches are part of the melded if around it
         number = numbers[function.name] = numbers.get(function.name, -1) + 1
         outcome = meld.plan(meld.MeldSite(directive, statement, function, f"{function.name}_{number}"), context)
-        result.remarks += outcome.remarks
+        if isinstance(outcome, Applied) or not automatic:
+            result.remarks += outcome.remarks
         if isinstance(outcome, Applied):
             result.knobs += outcome.knobs
             melded.append(statement)
             _replace_statement(edits, statement, outcome.code)
     context.pass_name = ""
     return melded
+
+
+_AUTO_MELD = Directive("meld", Span(0, 0), False, ())
+
+
+def _auto_meld_candidates(unit: Unit) -> list[Node]:
+    """The if statements of device code that head an if/else (not the `if` of an `else if`), outside
+    pdcc's own code (whose conditions name `pdcc_` values) and not under `#pragma meld off`."""
+    found = []
+    for function in unit.functions:
+        if not function.runs_on_device or function.body is None or "__host__" in function.qualifiers:
+            continue
+        for node in walk(function.body):
+            if node.type != "if_statement" or node.child_by_field_name("alternative") is None or node.has_error:
+                continue
+            if node.parent is not None and node.parent.type == "else_clause":
+                continue
+            condition = node.child_by_field_name("condition")
+            before = node.prev_named_sibling
+            consumed = before is not None and before.type == "comment" and \
+                unit.text(before).startswith("// pdcc: #pragma meld")   # a pragma an earlier run read
+            if condition is not None and "pdcc_" not in unit.text(condition) and not consumed:
+                found.append(node)
+    return found
 
 
 def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:

@@ -128,6 +128,18 @@ def test_a_threshold_named_by_a_macro_must_come_from_the_command_line():
     assert "PDCC800" in rules_of(meld(body, defines={"MY_T": "0.1"}))
 
 
+def test_auto_melds_divergent_branches_without_a_pragma_and_only_reports_what_it_melds():
+    code = ("__global__ void k(int *out, const int *in, int n)\n{\n  int t = threadIdx.x;\n"
+            "  if (t & 1) { out[t] = in[t] * 3; } else { out[t] = in[t] * 5; }\n"
+            "  if (n > 2) { out[0] = 1; } else { out[0] = 2; }\n"
+            "#pragma meld off\n  if (t & 2) { out[t] = in[t] * 3; } else { out[t] = in[t] * 5; }\n}\n")
+    result = transform(SourceFile("a.cu", code.encode()), auto="threshold(32)")
+    assert rules_of(result) == ["PDCC800", "PDCC801"]
+    assert result.text.count("const bool pdcc_then") == 1
+    again = transform(SourceFile("a.cu", result.text.encode()), auto="threshold(32)")
+    assert again.text == result.text
+
+
 def test_a_meld_in_host_code_is_a_missed_remark():
     code = "void h(int *o, int t) {\n#pragma meld\n  if (t & 1) { o[0] = 1; } else { o[0] = 2; }\n}\n"
     result = transform(SourceFile("h.cu", code.encode()))
