@@ -16,7 +16,7 @@ Control-flow melding (issue 10, `#pragma meld`): for every meld sample (samples/
 the config) and each of its inputs, three builds in the same run: original (nvcc on the annotated file),
 pdcc (pdcc on it, as the pdcc variants above are built) and hand (nvcc on the sample melded by hand); the
 speed-up of pdcc and hand over the original, a geometric mean over the samples, and beside the times, from
-Nsight Compute on one input per sample, the threads per executed instruction
+Nsight Compute, the threads per executed instruction
 (smsp__thread_inst_executed_per_inst_executed.ratio, 32 = no divergence) and the instructions executed
 (smsp__inst_executed.sum) of the sample's melded kernels. `--only meld` runs this part alone, `--only dp` the
 rest alone; a plain run does both (--sweep, --tune and --configs-from run the dynamic-parallelism part only).
@@ -386,7 +386,7 @@ class MeldRun:
     detail: str = ""
     checksum: str = ""           # FNV-1a of the output: the same output as the original's, or not
     wall_s: float | None = None
-    threads_per_inst: float | None = None  # Nsight Compute, on the sample's profiled input
+    threads_per_inst: float | None = None  # Nsight Compute, on the sample's melded kernels
     inst_executed: float | None = None
     profile: str = ""            # why there are no metrics, when there are none
 
@@ -551,7 +551,8 @@ def meld_table(meld: MeldResults) -> tuple[str, dict]:
     lines = ["## Control-flow melding (`#pragma meld`): original (nvcc -O3) against pdcc and hand-melded", "",
              "speed-up = original ms / this ms. lanes/inst: threads per executed instruction of the sample's melded "
              "kernels, 32 without divergence (`smsp__thread_inst_executed_per_inst_executed.ratio`); inst: "
-             "instructions executed (`smsp__inst_executed.sum`); both from Nsight Compute on one input per sample. "
+             "instructions executed (`smsp__inst_executed.sum`); both from Nsight Compute, over the first launches of "
+             "those kernels (the warm-up run's). "
              "output: the output's checksum against the original's (float outputs may differ in the last bits "
              "and still be correct: the checker decides).", ""]
     samples = list(dict.fromkeys(r.sample for r in meld.runs))
@@ -607,8 +608,8 @@ def meld_table(meld: MeldResults) -> tuple[str, dict]:
 
 def run_meld_part(config: dict, samples: list[dict], out: Path, binaries: dict, meld: MeldResults, save_all,
                   profile: bool = True) -> None:
-    """Every input of every meld sample: the three builds timed one after another, then Nsight Compute on the
-    sample's profiled input; the tables saved after every input."""
+    """Every input of every meld sample: the three builds timed one after another, then Nsight Compute on each
+    (on the inputs in the sample's "profile" list, when it has one); the tables saved after every input."""
     settings = config["meld"]
     ncu = ncu_command() if profile else None
     if profile and ncu is None:
@@ -625,7 +626,7 @@ def run_meld_part(config: dict, samples: list[dict], out: Path, binaries: dict, 
                 runs[variant] = run
                 print(f"  meld {name:8s} {item['label']:28s} {variant:9s} {run.status:9s} "
                       f"{fmt(run.median_ms, 3):>9s} ms  ({run.wall_s} s)", flush=True)
-            if index == sample.get("profile", 0):
+            if index in sample.get("profile", range(len(sample["inputs"]))):
                 for variant, run in runs.items():
                     binary = binaries.get((f"meld_{name}", variant))
                     if binary is None:

@@ -262,16 +262,16 @@ def test_every_configured_meld_sample_exists_with_its_profiled_kernels():
                                    if (p / f"{p.name.removeprefix('meld_')}.cu").exists())
     for sample in config["samples"]:
         directory = ROOT / "samples" / f"meld_{sample['name']}"
-        assert 0 <= sample.get("profile", 0) < len(sample["inputs"])
+        assert all(0 <= index < len(sample["inputs"]) for index in sample.get("profile", []))
         for source in (f"{sample['name']}.cu", f"{sample['name']}_hand.cu"):
             text = "".join(p.read_text() for p in (directory / source, *directory.glob("*.cuh")))
             for kernel in sample["kernels"]:
                 assert f"__global__ void {kernel}(" in text, (source, kernel)
 
 
-def test_the_meld_part_times_every_build_of_every_input_then_profiles_one(tmp_path: Path, monkeypatch):
+def test_the_meld_part_times_every_build_of_every_input_then_profiles_them(tmp_path: Path, monkeypatch):
     config = {"arch": "sm_90", "meld": {"reps": 5, "timeout_s": 10, "samples": [
-        {"name": "s", "kernels": ["k1", "k2"], "launches": 2, "profile": 1,
+        {"name": "s", "kernels": ["k1", "k2"], "launches": 2, "profile": [1],
          "inputs": [{"label": "small", "args": ["--size", "1"]}, {"label": "large", "args": ["--size", "2"]}]}]}}
     binaries = {("meld_s", v): fake_program(tmp_path / v, f'{{"median_ms": {ms}, "correct": true, "checksum": "x"}}')
                 for v, ms in (("original", 2.0), ("pdcc", 1.6), ("hand", 1.0))}
@@ -292,3 +292,6 @@ def test_the_meld_part_times_every_build_of_every_input_then_profiles_one(tmp_pa
     calls = (tmp_path / "ncu-args").read_text().splitlines()
     assert len(calls) == 3 and all("--size 2 --reps 1 --no-check" in c for c in calls)
     assert meld.remarks == {"s": ["no pdcc report (the build failed?)"]}
+    del config["meld"]["samples"][0]["profile"]  # without a list: every input
+    bench.run_meld_part(config, config["meld"]["samples"], tmp_path, binaries, bench.MeldResults(reps=5), lambda: None)
+    assert len((tmp_path / "ncu-args").read_text().splitlines()) == 3 + 6
