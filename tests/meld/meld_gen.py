@@ -122,6 +122,18 @@ class Cmp(Expr):
 
 
 @dataclass
+class Sel(Expr):
+    """A ternary written by the user: `(c ? a : b)`."""
+    cond: Expr
+    yes: Expr
+    no: Expr
+    ty: str
+
+    def render(self) -> str:
+        return f"({self.cond.render()} ? {self.yes.render()} : {self.no.render()})"
+
+
+@dataclass
 class RawExpr(Expr):
     text: str
     ty: str = "bool"
@@ -187,6 +199,39 @@ class Decl(Stmt):
     def lines(self, ind):
         space = "" if self.ty.endswith("*") else " "
         return [f"{ind}{self.ty}{space}{self.name} = {self.value.render()};"]
+
+
+@dataclass
+class ConstDecl(Decl):
+    def lines(self, ind):
+        return [f"{ind}const {self.ty} {self.name} = {self.value.render()};"]
+
+
+@dataclass
+class LateDecl(Decl):
+    """`unsigned t = ...;` written as a declaration without initialiser and an assignment."""
+    def lines(self, ind):
+        return [f"{ind}{self.ty} {self.name};", f"{ind}{self.name} = {self.value.render()};"]
+
+
+@dataclass
+class ArrayDecl(Stmt):
+    """A per-thread local array of 64 (the rest zero): `unsigned l0[64] = {a, b};`."""
+    name: str
+    inits: list[Expr]
+
+    def lines(self, ind):
+        return [f"{ind}unsigned {self.name}[64] = {{{', '.join(e.render() for e in self.inits)}}};"]
+
+
+@dataclass
+class IncDec(Stmt):
+    target: str          # a variable, or an element `A[...]` (already rendered)
+    op: str              # "++" or "--"
+    prefix: bool
+
+    def lines(self, ind):
+        return [f"{ind}{self.op}{self.target};" if self.prefix else f"{ind}{self.target}{self.op};"]
 
 
 @dataclass
@@ -285,6 +330,8 @@ class Scope:
         if ty == P:
             self.arrays[name] = U
             self.stores.add(name)
+        elif ty == "array":
+            self.names.pop(name)
         elif assignable:
             self.assignable.add(name)
 
@@ -299,6 +346,19 @@ def without(sc: Scope, name: str) -> Scope:
     inner.names.pop(name, None)
     inner.assignable.discard(name)
     return inner
+
+
+def no_nested_sites(stmts: list[Stmt]) -> None:
+    for s in stmts:
+        if isinstance(s, If):
+            s.pragma = None
+            no_nested_sites(s.then + (s.els or []))
+        elif isinstance(s, (For, While)):
+            no_nested_sites(s.body)
+
+
+def idents(stmts: list[Stmt]) -> set[str]:
+    return set(re.findall(r"[A-Za-z_]\w*", "\n".join(block_lines(stmts, ""))))
 
 
 def mentions(stmts: list[Stmt], name: str) -> bool:
@@ -448,8 +508,10 @@ class Gen:
     def uexpr(self, sc: Scope, depth: int) -> Expr:
         kinds = [("name", 5), ("lit", 2), ("load", 3 if depth > 0 else 1)]
         if depth > 0:
-            kinds += [("bin", 6), ("call", 1), ("f2u", 0.5)]
+            kinds += [("bin", 6), ("call", 1), ("f2u", 0.5), ("sel", 0.4)]
         k = self.weighted(kinds)
+        if k == "sel":
+            return Sel(self.inner_condition(sc, depth=0), self.uexpr(sc, depth - 1), self.uexpr(sc, depth - 1), U)
         if k == "name":
             return Name(self.pick(sc.of(U)), U)
         if k == "lit":
@@ -472,8 +534,12 @@ class Gen:
     def fexpr(self, sc: Scope, depth: int) -> Expr:
         kinds = [("name", 5), ("lit", 2), ("load", 3 if depth > 0 else 1)]
         if depth > 0:
-            kinds += [("bin", 6), ("call", 1), ("conv", 1)]
+            kinds += [("bin", 6), ("call", 1), ("conv", 1), ("sel", 0.4)]
         k = self.weighted(kinds)
+        if k == "sel":
+            return Sel(self.inner_condition(sc, depth=0), self.fexpr(sc, depth - 1), self.fexpr(sc, depth - 1), F)
+        if k == "name" and self.chance(0.15):  # an unsigned operand converted implicitly
+            return Name(self.pick(sc.of(U)), U)
         if k == "name":
             return Name(self.pick(sc.of(F)), F)
         if k == "lit":
@@ -501,6 +567,10 @@ class Gen:
                                   (Cmp("<", Name("x", F), self.flit()), 1),
                                   (Cmp("==", RawExpr("blockDim.x", U), Lit("16u", U)), 1)])
         k = self.weighted([("mask", 4), ("lt", 3), ("load", 2), ("fload", 1), ("var", 3), ("fvar", 1)])
+        unsigned = [v for v in ("u0", "u1", "u2", "u3") if sc.names.get(v) == U]   # not shadowed
+        floats = [v for v in ("f0", "f2") if sc.names.get(v) == F]
+        if (k == "var" and not unsigned) or (k == "fvar" and not (floats and sc.names.get("f1") == F)):
+            k = "lt"
         if k == "mask":
             m = self.pick(["1u", "2u", "3u", "4u", "8u", "16u"])
             return Cmp(self.pick(["==", "!="]), RawExpr(f"(tid & {m})", U), Lit("0u", U))
@@ -513,22 +583,21 @@ class Gen:
             arr = self.pick(["F", "G"])
             return Cmp(self.pick([">", "<"]), Load(arr, Name("tid", U), F), self.pick([Name("x", F), Lit("0.0f", F)]))
         if k == "var":  # a variable the sides may change: the condition must be evaluated once, before
-            v = self.pick(["u0", "u1", "u2", "u3"])
+            v = self.pick(unsigned)
             return Cmp(self.pick(["==", "!="]), RawExpr(f"({v} & {self.pick(['1u', '2u', '4u', '3u'])})", U),
                        Lit("0u", U))
-        v = self.pick(["f0", "f2"])
-        return Cmp(self.pick(["<", ">"]), Name(v, F), self.pick([Lit("0.0f", F), Name("f1", F)]))
+        return Cmp(self.pick(["<", ">"]), Name(self.pick(floats), F), self.pick([Lit("0.0f", F), Name("f1", F)]))
 
-    def inner_condition(self, sc: Scope) -> Expr:
+    def inner_condition(self, sc: Scope, depth: int = 1) -> Expr:
         if self.chance(0.5):
             return self.condition(sc)
         ty = self.pick([U, U, F])
         return Cmp(self.pick(["<", ">", "==", "!="]) if ty == U else self.pick(["<", ">"]),
-                   self.expr(ty, sc, 1), self.expr(ty, sc, 0))
+                   self.expr(ty, sc, depth), self.expr(ty, sc, 0))
 
     def statement(self, sc: Scope, depth: int, block_names: set[str]) -> Stmt:
         kinds = [("assign", 6), ("compound", 3), ("store", 4), ("decl", 2.5), ("call", 1), ("put", 0.5),
-                 ("ptr", 0.3)]
+                 ("ptr", 0.3), ("incdec", 0.8), ("array", 0.25)]
         if depth < 2:
             kinds += [("if", 1.2), ("for", 1.0), ("while", 0.2)]
         k = self.weighted(kinds)
@@ -548,9 +617,25 @@ class Gen:
             ty = self.pick([U, U, F])
             name = self.decl_name(sc, block_names)
             value = self.expr(ty, without(sc, name), 2)  # `unsigned u2 = u2 + 1u;` would read itself
-            sc.declare(ty, name)
+            form = self.weighted([(Decl, 6), (ConstDecl, 2), (LateDecl, 1)])
+            sc.declare(ty, name, assignable=form is not ConstDecl)
             block_names.add(name)
-            return Decl(ty, name, value)
+            return form(ty, name, value)
+        if k == "incdec":
+            if self.chance(0.25):
+                arr = self.pick(sorted(a for a in sc.stores if sc.arrays[a] == U))
+                target = f"{arr}[{index_text(self.index(sc))}]"
+            else:
+                target = self.pick(sc.of(U, assignable=True))
+            return IncDec(target, self.pick(["++", "--"]), self.chance(0.5))
+        if k == "array":
+            name = self.decl_name(sc, block_names, prefix="l")
+            inits = [self.uexpr(sc, 1) for _ in range(self.r.randint(1, 3))]
+            sc.declare("array", name, assignable=False)
+            sc.arrays[name] = U
+            sc.stores.add(name)
+            block_names.add(name)
+            return ArrayDecl(name, inits)
         if k == "ptr":
             name = self.decl_name(sc, block_names, prefix="p")
             value = Name(self.pick(["A", "B"]), P)
@@ -570,7 +655,8 @@ class Gen:
             cond = self.inner_condition(sc)
             then = self.block(sc.child(), depth + 1, self.r.randint(1, 3))
             els = self.block(sc.child(), depth + 1, self.r.randint(1, 3)) if self.chance(0.5) else None
-            return If(cond, then, els)
+            nested = "#pragma meld" if els is not None and self.chance(0.05) else None  # goes with the outer one
+            return If(cond, then, els, nested)
         if k == "for":
             inner = sc.child()
             var = "ijk"[sc.loop_depth]
@@ -637,6 +723,13 @@ class Gen:
             if self.chance(rate / 4):  # a whole new operand
                 return Bin(op, self._mut(e.left, sc, rate), self.expr(e.right.ty, sc, 1)
                            if op not in ("<<", ">>") else e.right, e.ty)
+            if e.ty == F and self.chance(rate / 2):  # an operand of the other type (converted implicitly)
+                side = self.pick(["left", "right"])
+                operand = getattr(e, side)
+                if isinstance(operand, Name) and operand.name in sc.names:
+                    other = U if operand.ty == F else F
+                    e = copy.copy(e)
+                    setattr(e, side, Name(self.pick(sc.of(other)), other))
             if op in ("<<", ">>"):  # the count stays a constant below 32
                 count = Lit(f"{self.r.randint(1, 12)}u", U) if self.chance(rate) else e.right
                 return Bin(op, self._mut(e.left, sc, rate), count, e.ty)
@@ -648,20 +741,22 @@ class Gen:
             return Call(fn, [self._mut(a, sc, rate) for a in e.args], e.ty)
         if isinstance(e, ToFloat):
             return ToFloat(self._mut(e.inner, sc, rate))
+        if isinstance(e, Sel):
+            return Sel(self._mut(e.cond, sc, rate), self._mut(e.yes, sc, rate), self._mut(e.no, sc, rate), e.ty)
         if isinstance(e, Cmp):
             return Cmp(e.op, self._mut(e.left, sc, rate), self._mut(e.right, sc, rate))
         return e
 
     def mutate_block(self, stmts: list[Stmt], sc: Scope, depth: int, rate: float) -> list[Stmt]:
         out: list[Stmt] = []
-        names: set[str] = {s.name for s in stmts if isinstance(s, Decl)} | \
+        names: set[str] = {s.name for s in stmts if isinstance(s, (Decl, ArrayDecl))} | \
             {s.var for s in stmts if isinstance(s, While)}
         for at, s in enumerate(stmts):
-            if self.chance(rate * 0.25):
-                out.append(self.statement(sc, depth, names))
-            if not isinstance(s, (Decl, While)) and self.chance(rate * 0.2):
+            if self.chance(rate * 0.25):  # an inserted declaration must not take a name the rest still uses
+                out.append(self.statement(sc, depth, names | idents(stmts[at:])))
+            if not isinstance(s, (Decl, While, ArrayDecl)) and self.chance(rate * 0.2):
                 continue  # deleted
-            if isinstance(s, Decl) and s.ty in (U, F) and self.chance(rate * 0.3) and not mentions(stmts[at + 1:], s.name):
+            if type(s) is Decl and s.ty in (U, F) and self.chance(rate * 0.3) and not mentions(stmts[at + 1:], s.name):
                 # same name, other type, on this side only: hoisting must keep the two apart
                 ty = F if s.ty == U else U
                 value = self.expr(ty, without(sc, s.name), 2)
@@ -685,21 +780,32 @@ class Gen:
             if self.chance(rate):
                 array = self.pick(sorted(a for a in sc.stores if sc.arrays[a] == sc.arrays[s.array]))
             return Store(array, self.mutate_expr(s.index, sc, rate), s.op, self.mutate_expr(s.value, sc, rate))
+        if isinstance(s, IncDec):
+            target = s.target
+            if "[" not in target and self.chance(rate / 2):
+                target = self.pick(sc.of(U, assignable=True))
+            return IncDec(target, s.op if not self.chance(rate / 3) else ("--" if s.op == "++" else "++"), s.prefix)
+        if isinstance(s, ArrayDecl):
+            inits = [self.mutate_expr(e, sc, rate) for e in s.inits]
+            sc.declare("array", s.name, assignable=False)
+            sc.arrays[s.name] = U
+            sc.stores.add(s.name)
+            return ArrayDecl(s.name, inits)
         if isinstance(s, Decl):
             if s.ty == P:
                 value = Name(self.pick(["A", "B"]), P) if self.chance(rate) else s.value
                 sc.declare(P, s.name)
                 return Decl(P, s.name, value)
             value = self.mutate_expr(s.value, without(sc, s.name), rate)
-            sc.declare(s.ty, s.name)
-            return Decl(s.ty, s.name, value)
+            sc.declare(s.ty, s.name, assignable=not isinstance(s, ConstDecl))
+            return type(s)(s.ty, s.name, value)
         if isinstance(s, CallStmt):
             return CallStmt(self.mutate_expr(s.call, sc, rate))  # type: ignore[arg-type]
         if isinstance(s, If):
             cond = self.mutate_expr(s.cond, sc, rate / 2)
             then = self.mutate_block(s.then, sc.child(), depth + 1, rate)
             els = self.mutate_block(s.els, sc.child(), depth + 1, rate) if s.els is not None else None
-            return If(cond, then, els)
+            return If(cond, then, els, s.pragma)
         if isinstance(s, For):
             inner = sc.child()
             inner.declare(U, s.var, assignable=False)
@@ -747,7 +853,10 @@ class Gen:
             site = If(cond, then, [If(second, els, third)], site.pragma, chain=True)
         elif category == "lone":
             site.els = None
-        odd = self.refuse(category, site, sc, kernel) if category.startswith(("refuse-", "mismatch-")) else None
+        odd = None
+        if category.startswith(("refuse-", "mismatch-")):
+            odd = self.refuse(category, site, sc, kernel)
+            no_nested_sites(site.then + (site.els or []))  # the whole function must stay as written
         return Site(f"meld_{index}", category, kernel, shared, loop_var, site, prologue, odd)
 
     def effect_condition(self) -> Expr:
@@ -760,15 +869,22 @@ class Gen:
         returned, it must leave as written (mismatch-*)."""
         assert site.els is not None
         side = site.then if self.chance(0.5) else site.els
+        # what is inserted reads only names that no side redeclares at its top level
+        sc = sc.child()
+        for name in idents(site.then) | idents(site.els):
+            if name in sc.names and name not in ("tid", "n", "x"):
+                if any(isinstance(d, (Decl, ArrayDecl)) and d.name == name for d in site.then + site.els):
+                    sc.names.pop(name)
+                    sc.assignable.discard(name)
         at = self.r.randint(0, len(side))
         if category == "refuse-barrier":
             side.insert(at, Raw("__syncthreads();"))
         elif category == "refuse-warp":
-            v = self.pick(["u0", "u1", "u2", "u3"])
+            v = self.pick(sc.of(U, assignable=True) or ["tid"])
             side.insert(at, Raw(self.pick([f"{v} = __shfl_sync(0xffffffffu, {v}, 0);",
                                            f"{v} += __ballot_sync(0xffffffffu, ({v} & 1u) != 0u);"])))
         elif category == "refuse-return":
-            ret = "return;" if kernel else "return u0 ^ u1;"
+            ret = "return;" if kernel else f"return {self.uexpr(sc, 1).render()};"
             side.insert(at, If(self.inner_condition(sc), [Raw(ret)]) if self.chance(0.5) else Raw(ret))
             if at < len(side) - 1 and not isinstance(side[at], If):
                 del side[at + 1:]  # nothing unreachable after an unconditional return
