@@ -17,8 +17,8 @@ the config) and each of its inputs, three builds in the same run: original (nvcc
 pdcc (pdcc on it, as the pdcc variants above are built) and hand (nvcc on the sample melded by hand); the
 speed-up of pdcc and hand over the original, a geometric mean over the samples, and beside the times, from
 Nsight Compute, the threads per executed instruction
-(smsp__thread_inst_executed_per_inst_executed.ratio, 32 = no divergence) and the instructions executed
-(smsp__inst_executed.sum) of the sample's melded kernels. `--only meld` runs this part alone, `--only dp` the
+(smsp__thread_inst_executed_per_inst_executed.ratio, 32 = no divergence), the instructions executed
+(smsp__inst_executed.sum) and the time (gpu__time_duration.sum) of the sample's melded kernels. `--only meld` runs this part alone, `--only dp` the
 rest alone; a plain run does both (--sweep, --tune and --configs-from run the dynamic-parallelism part only).
 """
 
@@ -369,7 +369,7 @@ def merge(paths: list[str], out: Path) -> int:
 # ---- control-flow melding (issue 10) ----------------------------------------------------------------------
 
 MELD_VARIANTS = ("original", "pdcc", "hand")
-NCU_METRICS = ("smsp__thread_inst_executed_per_inst_executed.ratio", "smsp__inst_executed.sum")
+NCU_METRICS = ("smsp__thread_inst_executed_per_inst_executed.ratio", "smsp__inst_executed.sum", "gpu__time_duration.sum")
 # nvcc does not know `#pragma meld` ("unrecognized #pragma in device code"): the original is built from the
 # annotated file with that diagnostic off. pdcc comments its pragmas out, so its build needs nothing.
 UNKNOWN_PRAGMA = ["-diag-suppress", "20199"]
@@ -388,6 +388,7 @@ class MeldRun:
     wall_s: float | None = None
     threads_per_inst: float | None = None  # Nsight Compute, on the sample's melded kernels
     inst_executed: float | None = None
+    kernel_us: float | None = None  # the profiled launches' time under Nsight Compute (its clocks)
     profile: str = ""            # why there are no metrics, when there are none
 
 
@@ -499,21 +500,23 @@ def parse_ncu_csv(text: str) -> list[dict[str, float | None]]:
     return list(launches.values())
 
 
-def combine_launches(launches: list[dict[str, float | None]]) -> tuple[float | None, float | None]:
-    """Threads per instruction and instructions over several launches (the ratio weighted by instructions)."""
-    ratio_name, inst_name = NCU_METRICS
+def combine_launches(launches: list[dict[str, float | None]]) -> tuple[float | None, float | None, float | None]:
+    """Threads per instruction, instructions and microseconds over several launches (the ratio weighted by
+    instructions; the time only when every launch has one)."""
+    ratio_name, inst_name, time_name = NCU_METRICS
     complete = [l for l in launches if l.get(ratio_name) is not None and l.get(inst_name) is not None]
     instructions = sum(l[inst_name] or 0.0 for l in complete)
     if not complete or instructions <= 0:
-        return None, None
+        return None, None, None
     threads = sum((l[ratio_name] or 0.0) * (l[inst_name] or 0.0) for l in complete)
-    return threads / instructions, instructions
+    timed = all(l.get(time_name) is not None for l in complete)
+    return threads / instructions, instructions, sum(l[time_name] or 0.0 for l in complete) / 1e3 if timed else None
 
 
 def profile_meld(ncu: str, binary: Path, kernels: list[str], launches: int, args: list[str], timeout: float,
-                 workdir: Path) -> tuple[float | None, float | None, str]:
+                 workdir: Path) -> tuple[float | None, float | None, float | None, str]:
     """Nsight Compute on the first `launches` launches of the sample's kernels, the program run once without
-    its CPU check: (threads per instruction, instructions executed, '' or why there are none)."""
+    its CPU check: (threads per instruction, instructions executed, microseconds, '' or why there are none)."""
     csv_log = workdir / f"ncu-{binary.name}.csv"
     csv_log.unlink(missing_ok=True)
     command = [ncu, "--metrics", ",".join(NCU_METRICS), "--csv", "--print-units", "base", "--kernel-name-base",
@@ -522,16 +525,16 @@ def profile_meld(ncu: str, binary: Path, kernels: list[str], launches: int, args
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     except subprocess.TimeoutExpired:
-        return None, None, "ncu timed out"
+        return None, None, None, "ncu timed out"
     text = csv_log.read_text(errors="replace") if csv_log.exists() else ""
     with (workdir / "ncu.log").open("a") as handle:
         handle.write(f"$ {' '.join(command)}\n{done.stdout[-2000:]}{done.stderr[-2000:]}\n{text}\n")
-    threads, instructions = combine_launches(parse_ncu_csv(text))
+    threads, instructions, microseconds = combine_launches(parse_ncu_csv(text))
     if threads is None:
         problem = next((line for line in (text + done.stdout + done.stderr).splitlines() if "ERR" in line or "rror" in line),
                        f"ncu exit {done.returncode}, no metrics")
-        return None, None, problem.strip()[:160]
-    return threads, instructions, ""
+        return None, None, None, problem.strip()[:160]
+    return threads, instructions, microseconds, ""
 
 
 def speedup(original: MeldRun | None, run: MeldRun) -> float | None:
@@ -551,8 +554,9 @@ def meld_table(meld: MeldResults) -> tuple[str, dict]:
     lines = ["## Control-flow melding (`#pragma meld`): original (nvcc -O3) against pdcc and hand-melded", "",
              "speed-up = original ms / this ms. lanes/inst: threads per executed instruction of the sample's melded "
              "kernels, 32 without divergence (`smsp__thread_inst_executed_per_inst_executed.ratio`); inst: "
-             "instructions executed (`smsp__inst_executed.sum`); both from Nsight Compute, over the first launches of "
-             "those kernels (the warm-up run's). "
+             "instructions executed (`smsp__inst_executed.sum`); kernel µs: their time (`gpu__time_duration.sum`, at "
+             "Nsight Compute's locked clocks); all three from Nsight Compute over the first launches of those kernels "
+             "(the warm-up run's: see bench/config.json for which and how many). "
              "output: the output's checksum against the original's (float outputs may differ in the last bits "
              "and still be correct: the checker decides).", ""]
     samples = list(dict.fromkeys(r.sample for r in meld.runs))
@@ -563,8 +567,8 @@ def meld_table(meld: MeldResults) -> tuple[str, dict]:
             group = {r.variant: r for r in meld.runs if (r.sample, r.input) == (sample, label)}
             original = group.get("original")
             lines += [f"### {sample}: {label}", "",
-                      "| variant | median ms | result | speed-up | lanes/inst | inst (M) | output |",
-                      "| --- | ---: | --- | ---: | ---: | ---: | --- |"]
+                      "| variant | median ms | result | speed-up | lanes/inst | inst (M) | kernel µs | output |",
+                      "| --- | ---: | --- | ---: | ---: | ---: | ---: | --- |"]
             for variant, run in group.items():
                 shown = fmt(run.median_ms, 3) if run.status in ("ok", "WRONG") else run.status
                 verdict = "correct" if run.status == "ok" else f"{run.status}: {run.detail}".rstrip(": ")
@@ -576,7 +580,8 @@ def meld_table(meld: MeldResults) -> tuple[str, dict]:
                 lanes = fmt(run.threads_per_inst, 1) if run.threads_per_inst is not None else (
                     f"- ({run.profile})" if run.profile else "-")
                 inst = "-" if run.inst_executed is None else f"{run.inst_executed / 1e6:,.1f}"
-                lines.append(f"| {variant} | {shown} | {verdict} | {fmt(gain)} | {lanes} | {inst} | {same} |")
+                lines.append(f"| {variant} | {shown} | {verdict} | {fmt(gain)} | {lanes} | {inst} | "
+                             f"{fmt(run.kernel_us, 1)} | {same} |")
             lines.append("")
         verdicts = meld.remarks.get(sample, [])
         if verdicts:
@@ -634,12 +639,12 @@ def run_meld_part(config: dict, samples: list[dict], out: Path, binaries: dict, 
                     if ncu is None:
                         run.profile = "not profiled" if not profile else "no ncu"
                         continue
-                    run.threads_per_inst, run.inst_executed, run.profile = profile_meld(
+                    run.threads_per_inst, run.inst_executed, run.kernel_us, run.profile = profile_meld(
                         ncu, binary, sample["kernels"], sample.get("launches", 1), item["args"],
                         settings.get("profile_timeout_s", 120), out / "logs")
                     print(f"  meld {name:8s} {item['label']:28s} {variant:9s} ncu: "
-                          f"{fmt(run.threads_per_inst, 1)} lanes/inst, {fmt(run.inst_executed, 0)} inst "
-                          f"{run.profile}", flush=True)
+                          f"{fmt(run.threads_per_inst, 1)} lanes/inst, {fmt(run.inst_executed, 0)} inst, "
+                          f"{fmt(run.kernel_us, 1)} us {run.profile}", flush=True)
             save_all()
 
 

@@ -163,6 +163,8 @@ NCU_DETAILS = '''==PROF== Connected to process 4242 (/tmp/bitonic)
 "0","4242","bitonic","127.0.0.1","bitonic_sort_tiles","1","7","(128, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","smsp__thread_inst_executed_per_inst_executed.ratio","","20.5"
 "1","4242","bitonic","127.0.0.1","bitonic_sort_tiles","1","7","(128, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","smsp__inst_executed.sum","inst","1,000,000"
 "1","4242","bitonic","127.0.0.1","bitonic_sort_tiles","1","7","(128, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","smsp__thread_inst_executed_per_inst_executed.ratio","","32"
+"0","4242","bitonic","127.0.0.1","bitonic_sort_tiles","1","7","(128, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","nsecond","1,500"
+"1","4242","bitonic","127.0.0.1","bitonic_sort_tiles","1","7","(128, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","nsecond","500"
 '''
 NCU_RAW = '''"ID","Process ID","Kernel Name","smsp__inst_executed.sum","smsp__thread_inst_executed_per_inst_executed.ratio"
 "","","","inst",""
@@ -172,12 +174,12 @@ NCU_RAW = '''"ID","Process ID","Kernel Name","smsp__inst_executed.sum","smsp__th
 
 def test_ncu_csv_is_read_per_launch_and_combined_by_instruction_count():
     launches = bench.parse_ncu_csv(NCU_DETAILS)
-    assert launches == [{"smsp__inst_executed.sum": 3e6, "smsp__thread_inst_executed_per_inst_executed.ratio": 20.5},
-                        {"smsp__inst_executed.sum": 1e6, "smsp__thread_inst_executed_per_inst_executed.ratio": 32.0}]
-    threads, instructions = bench.combine_launches(launches)
-    assert instructions == 4e6 and abs(threads - (20.5 * 3 + 32 * 1) / 4) < 1e-12
-    assert bench.combine_launches(bench.parse_ncu_csv(NCU_RAW)) == (16.0, 2000.0)
-    assert bench.parse_ncu_csv("==ERROR== ERR_NVGPUCTRPERM") == [] and bench.combine_launches([]) == (None, None)
+    ratio, inst, duration = bench.NCU_METRICS
+    assert launches == [{inst: 3e6, ratio: 20.5, duration: 1500.0}, {inst: 1e6, ratio: 32.0, duration: 500.0}]
+    threads, instructions, microseconds = bench.combine_launches(launches)
+    assert instructions == 4e6 and abs(threads - (20.5 * 3 + 32 * 1) / 4) < 1e-12 and microseconds == 2.0
+    assert bench.combine_launches(bench.parse_ncu_csv(NCU_RAW)) == (16.0, 2000.0, None)  # no time: none shown
+    assert bench.parse_ncu_csv("==ERROR== ERR_NVGPUCTRPERM") == [] and bench.combine_launches([]) == (None, None, None)
 
 
 def fake_program(path: Path, line: str, status: int = 0) -> Path:
@@ -216,8 +218,8 @@ def test_meld_table_gives_speed_ups_per_input_and_geometric_means_over_samples()
     assert b["hand"] is None and b["pdcc_melded"] is False  # b's hand run was wrong: no speed-up
     assert abs(summary["pdcc"] - 8 ** 0.25) < 1e-12 and summary["pdcc_lowest"] == 1.0
     assert summary["pdcc_declined_as_1"] == summary["pdcc"]  # b measured 1.0 and counts 1.0
-    assert "| pdcc | 1.000 | correct | 2.00 | 31.5 | 2.5 | same |" in text
-    assert "| hand | 1.000 | correct | 2.00 | - | - | differs |" in text
+    assert "| pdcc | 1.000 | correct | 2.00 | 31.5 | 2.5 | - | same |" in text
+    assert "| hand | 1.000 | correct | 2.00 | - | - | - | differs |" in text
     assert "| hand | 0.500 | WRONG |" in text and "- line 9: missed PDCC802: below the threshold" in text
 
 
@@ -289,6 +291,7 @@ def test_the_meld_part_times_every_build_of_every_input_then_profiles_them(tmp_p
     assert saved == [3, 6]
     profiled = [r for r in meld.runs if r.inst_executed is not None]
     assert [r.input for r in profiled] == ["large"] * 3 and profiled[0].inst_executed == 4e6
+    assert profiled[0].kernel_us == 2.0
     calls = (tmp_path / "ncu-args").read_text().splitlines()
     assert len(calls) == 3 and all("--size 2 --reps 1 --no-check" in c for c in calls)
     assert meld.remarks == {"s": ["no pdcc report (the build failed?)"]}
