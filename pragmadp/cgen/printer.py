@@ -51,9 +51,17 @@ class CudaGenerator(c_generator.CGenerator):
         return declaration_text(n.declaration)
 
     def visit_BinaryOp(self, n: c_ast.BinaryOp) -> str:
-        """Parentheses only where C's precedence needs them (left-associative operators)."""
+        """Parentheses where C's precedence needs them (left-associative operators), and where a reader
+        (and gcc's -Wparentheses) wants them: arithmetic inside a bitwise operator or shift, `&&` inside `||`."""
         precedence = _PRECEDENCE[n.op]
-        return f"{self._operand(n.left, precedence)} {n.op} {self._operand(n.right, precedence + 1)}"
+        left, right = self._operand(n.left, precedence), self._operand(n.right, precedence + 1)
+        return f"{self._clear(n.op, n.left, left)} {n.op} {self._clear(n.op, n.right, right)}"
+
+    def _clear(self, op: str, operand: c_ast.Node, text: str) -> str:
+        if isinstance(operand, c_ast.BinaryOp) and not text.startswith("(") and (
+                op in _BITWISE and operand.op not in _BITWISE | {op} or op == "||" and operand.op == "&&"):
+            return f"({text})"
+        return text
 
     def _operand(self, node: c_ast.Node, weakest: int) -> str:
         """An operand, in parentheses when it binds more loosely than `weakest` allows."""
@@ -70,6 +78,7 @@ class CudaGenerator(c_generator.CGenerator):
 _PRECEDENCE = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, "<=": 7, ">": 7, ">=": 7,
                "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
 _UNARY = 11
+_BITWISE = {"&", "|", "^", "<<", ">>"}
 _SIMPLE_TEXT = re.compile(r"^[\w.]+$")
 
 
@@ -95,7 +104,9 @@ def expression(node: ir.Expr) -> str:
 
 def declaration_text(node: ir.Declaration) -> str:
     """`type name = init` (or `type name(init)`), without the `;`."""
-    if node.direct:
+    if node.direct and isinstance(node.init, c_ast.InitList):   # `T x{}`: value-initialised
+        init = "{" + ", ".join(expression(e) for e in node.init.exprs) + "}"
+    elif node.direct:
         init = f"({expression(node.init)})"
     else:
         init = f" = {expression(node.init)}" if node.init is not None else ""

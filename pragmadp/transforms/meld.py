@@ -438,7 +438,11 @@ class Melder:
         assignments: list[ir.Stmt] = []
         for declaration in declarations:
             assert isinstance(declaration, ir.Declaration)
-            hoisted.append(ir.Declaration(self._movable_type(declaration), re.sub(r"\bconst\b\s*", "", declaration.name)))
+            # value-initialised: a thread of the other side never sets it, and a compiler may still read it
+            # where it evaluates both arms of a select (g++ did, reading a stray bool as 179)
+            name = re.sub(r"\bconst\b\s*", "", declaration.name)
+            initial = None if name.endswith("]") else c_ast.InitList([])
+            hoisted.append(ir.Declaration(self._movable_type(declaration), name, initial, direct=initial is not None))
             if declaration.init is not None:
                 assignments.append(ir.ExprStmt(c_ast.Assignment("=", c_ast.ID(_declared(declaration)),
                                                                 declaration.init)))
@@ -455,15 +459,17 @@ class Melder:
         return written
 
     def _unshadow(self, then: list[ir.Stmt], orelse: list[ir.Stmt]) -> tuple[list[ir.Stmt], list[ir.Stmt]]:
-        """A name one side declares and the other side uses for something else (an outer variable, or a
-        local of another type) gets a new name on the declaring side, so that moving the declarations to
-        the top of the melded block changes what no one sees. A name both sides declare with one type
-        stays: one variable serves both."""
+        """A name one side declares that also names something else where the declaration would move above
+        it (an outer variable the other side uses, or this side uses before declaring its own; a local of
+        another type) gets a new name from its declaration on, so that moving the declarations to the top
+        of the melded block changes what no one sees. A name both sides declare with one type stays: one
+        variable serves both."""
         for side, other, suffix in ((0, 1, "then"), (1, 0, "else")):
             sides = [then, orelse]
             mine, theirs = _declaration_types(sides[side]), _declaration_types(sides[other])
             for name in sorted(mine):
-                if _uses_before_declaring(sides[other], name) or name in theirs and theirs[name] != mine[name]:
+                if _uses_before_declaring(sides[other], name) or _uses_before_declaring(sides[side], name) or \
+                        name in theirs and theirs[name] != mine[name]:
                     new = self.fresh(f"{name}_{suffix}")
                     first = next(k for k, item in enumerate(sides[side]) if name in _declaration_types([item]))
                     sides[side] = sides[side][:first] + [rename(item, name, new) for item in sides[side][first:]]

@@ -11,7 +11,7 @@ __global__ void blend(const float *a, const float *b, float *out, int n)
 // pdcc: #pragma meld
   { // meld site blend_0: profitability 0.47, 4 of 7 statements melded, 2 selects
     const bool pdcc_then = t % 2 == 0;
-    float scale_then;
+    float scale_then{};
     const float *const a_or_b = pdcc_then ? a : b;
     float v = a_or_b[t] * scale;
     if (pdcc_then) {
