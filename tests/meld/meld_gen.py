@@ -348,6 +348,21 @@ def without(sc: Scope, name: str) -> Scope:
     return inner
 
 
+def retarget(stmts: list[Stmt], old: str, new: str) -> None:
+    """Stores into `old` become stores into `new` (loads stay)."""
+    for s in stmts:
+        if isinstance(s, Store) and s.array == old:
+            s.array = new
+        elif isinstance(s, IncDec) and s.target.startswith(f"{old}["):
+            s.target = new + s.target[len(old):]
+        elif isinstance(s, CallStmt) and s.call.fn == "put" and s.call.args[0].render() == old:
+            s.call.args[0] = Name(new, P)
+        elif isinstance(s, If):
+            retarget(s.then + (s.els or []), old, new)
+        elif isinstance(s, (For, While)):
+            retarget(s.body, old, new)
+
+
 def no_nested_sites(stmts: list[Stmt]) -> None:
     for s in stmts:
         if isinstance(s, If):
@@ -908,6 +923,8 @@ class Gen:
             else:
                 odd = Store("S", index, "=", value)
                 plain = Store(self.pick(["A", "B"]), index, "=", other)
+            if category == "mismatch-shared":  # the odd store's only possible partner is the global one
+                retarget(other_side, "S", "A")
             side.insert(at, odd)
             other_side.insert(at_other, plain)
             return odd.lines("")[0]
