@@ -149,8 +149,10 @@ def test_a_meld_in_host_code_is_a_missed_remark():
 def test_a_pragma_inside_a_melded_branch_goes_with_it():
     result = meld("#pragma meld\n  if (t & 1) {\n#pragma meld\n    if (t & 2) { out[t] = 1; } else { out[t] = 2; }\n"
                   "  } else {\n    if (t & 2) { out[t] = 3; } else { out[t] = 4; }\n  }")
-    assert rules_of(result).count("PDCC800") == 1
+    assert rules_of(result).count("PDCC800") == 1 and "PDCC817" not in rules_of(result)
+    assert next(r for r in result.remarks if r.rule.id == "PDCC800").site == "k_0"   # the outer one
     assert result.text.count("const bool pdcc_then") == 1
+    assert "// pdcc: #pragma meld" in result.text and "\n#pragma meld" not in result.text
 
 
 # --- the alignment --------------------------------------------------------------------------------
