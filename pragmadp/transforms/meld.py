@@ -211,7 +211,8 @@ def _refusal(unit: Unit, statement: Node) -> tuple[Rule, Node, str] | None:
             return rules.MELD_UNSUPPORTED, node, f"pdcc does not move or guard {kind.replace('_', ' ')}s"
         if kind == "declaration" and re.search(r"\b(__shared__|static|extern)\b", unit.text(node).split("=")[0]):
             return rules.MELD_UNSUPPORTED, node, "a static or shared declaration cannot move to the melded block"
-        if kind.startswith("preproc_") and not node.parent.type.startswith("preproc_") and \
+        inside_directive = node.parent is not None and node.parent.type.startswith("preproc_")
+        if kind.startswith("preproc_") and not inside_directive and \
                 not (kind == "preproc_call" and _PDCC_PRAGMA.match(unit.text(node))):
             return rules.MELD_UNSUPPORTED, node, "a preprocessor directive inside the branch would apply to " \
                                                  "code pdcc moves"
