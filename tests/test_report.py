@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from io import StringIO
 from pathlib import Path
 
@@ -76,7 +77,7 @@ def test_sarif_has_github_fields(remarks, root):
         assert rule["name"] and rule["shortDescription"]["text"]
         assert rule["defaultConfiguration"]["level"] in ("error", "note")
     levels = [result["level"] for result in run["results"]]
-    assert levels == ["note", "note", "warning", "warning", "error"]
+    assert levels == ["none", "none", "warning", "warning", "error"]  # applied and analysis are not alerts
     for remark, result in zip(remarks, run["results"], strict=True):
         assert result["message"]["text"] == remark.message
         assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"] == remark.rule.id
@@ -85,6 +86,8 @@ def test_sarif_has_github_fields(remarks, root):
         assert physical["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
         assert result["properties"] == {"kind": remark.kind.value, "pass": remark.pass_name,
                                         "function": remark.function, "site": remark.site, "args": remark.args}
+        (fingerprint,) = result["partialFingerprints"].values()
+        assert re.fullmatch(r"[0-9a-f]{32}:1", fingerprint)
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]]
     assert uris == ["src/bfs.cu", "src/bfs.cu", "src/bfs.cu", "src/tree.cu", "src/bad.cu"]
 
@@ -156,6 +159,7 @@ def test_terminal_on_stderr_console(remarks, capsys):
     ("r.SARIF.json", lambda text: json.loads(text)["version"] == "2.1.0"),
     ("r.md", lambda text: text.startswith("## ")),
     ("r.markdown", lambda text: text.startswith("## ")),
+    ("r.html", lambda text: text.startswith("<!DOCTYPE html>") and "bfs_parent_0" in text),
 ])
 def test_write_report_picks_format_by_extension(remarks, root, tmp_path, name, check):
     path = tmp_path / name
@@ -165,8 +169,8 @@ def test_write_report_picks_format_by_extension(remarks, root, tmp_path, name, c
 
 
 def test_write_report_rejects_unknown_extension(remarks, root, tmp_path):
-    with pytest.raises(CommandError, match=r"\.sarif.*\.json.*\.md"):
-        write_report(str(tmp_path / "r.html"), remarks, VERSION, str(root))
+    with pytest.raises(CommandError, match=r"\.sarif.*\.json.*\.md.*\.html"):
+        write_report(str(tmp_path / "r.txt"), remarks, VERSION, str(root))
     assert os.listdir(tmp_path) == []
 
 

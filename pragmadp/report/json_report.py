@@ -8,9 +8,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from pragmadp.ir import Knob
 from pragmadp.report.remarks import Kind, Remark
+
+if TYPE_CHECKING:
+    from pragmadp.report.build import BuildView
 
 
 def count_kinds(remarks: Sequence[Remark]) -> dict[str, int]:
@@ -38,3 +43,24 @@ def render_json(remarks: Sequence[Remark], tool_version: str, knobs: Sequence[Kn
         "summary": count_kinds(remarks),
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_json_build(view: BuildView, tool_version: str) -> str:
+    """A whole build in the shape of the one-command report (tool, remarks, knobs, summary), paths relative
+    to the report root, plus the root and one entry per file; each knob names its file, since sites of two
+    files may share a name."""
+    knobs = []
+    for file in view.files:
+        knobs += [{**knob.to_dict(), "file": file.name} for knob in file.knobs]
+    remarks = [replace(remark, location=replace(remark.location, file=view.name_of(remark.location.file)))
+               for remark in view.remarks]
+    document = {
+        "tool": {"name": "pdcc", "version": tool_version},
+        "root": view.root,
+        "files": [{"path": file.name, "sites": [site.name for site in file.sites], "changed": file.changed,
+                   "summary": count_kinds(file.remarks)} for file in view.files],
+        "remarks": [remark.to_dict() for remark in remarks],
+        "knobs": knobs,
+        "summary": count_kinds(view.remarks),
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n"

@@ -1,37 +1,39 @@
-"""`--report FILE`: the file extension picks the format; the file is written whole or not at all."""
+"""`--report FILE`: the file extension picks the format; the file is written whole or not at all.
+
+The same renderers serve `pdcc report DIR -o FILE`, which merges the unit reports of a whole build
+(`write_build_report`).
+"""
 
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from pragmadp.ir import Knob
-from pragmadp.report.json_report import render_json
-from pragmadp.report.markdown import render_markdown
 from pragmadp.report import rules
+from pragmadp.report.atomic import write_atomically
+from pragmadp.report.build import BuildView
+from pragmadp.report.collect import Unit, absolute
+from pragmadp.report.html_report import render_html
+from pragmadp.report.json_report import render_json, render_json_build
+from pragmadp.report.markdown import render_markdown_build
 from pragmadp.report.remarks import CommandError, Remark
 from pragmadp.report.sarif import render_sarif
 
-_Renderer = Callable[[Sequence[Remark], str, str, Sequence[Knob]], str]
+__all__ = ["check_report_format", "check_report_path", "write_atomically", "write_report", "write_build_report", "render_build"]
 
-
-def _without_root(render: Callable[[Sequence[Remark], str], str]) -> _Renderer:
-    """Formats that print paths as given take no root; adapt them to the common call."""
-    return lambda remarks, tool_version, _root_dir, _knobs: render(remarks, tool_version)
-
-
-def _with_knobs(remarks: Sequence[Remark], tool_version: str, _root_dir: str, knobs: Sequence[Knob]) -> str:
-    return render_json(remarks, tool_version, knobs)
-
+# (view, tool version, folder of the report file, bench results) -> text
+_Renderer = Callable[[BuildView, str, str, Sequence[tuple[str, Any]]], str]
 
 # Longest suffix first, so `.sarif.json` is SARIF and not plain JSON.
 _RENDERERS: list[tuple[str, _Renderer]] = [
-    (".sarif.json", lambda remarks, version, root, _knobs: render_sarif(remarks, version, root)),
-    (".sarif", lambda remarks, version, root, _knobs: render_sarif(remarks, version, root)),
-    (".json", _with_knobs),
-    (".markdown", _without_root(render_markdown)),
-    (".md", _without_root(render_markdown)),
+    (".sarif.json", lambda view, version, _base, _bench: render_sarif(view.remarks, version, view.root)),
+    (".sarif", lambda view, version, _base, _bench: render_sarif(view.remarks, version, view.root)),
+    (".json", lambda view, version, _base, _bench: render_json_build(view, version)),
+    (".markdown", lambda view, version, base, _bench: render_markdown_build(view, version, base)),
+    (".md", lambda view, version, base, _bench: render_markdown_build(view, version, base)),
+    (".html", lambda view, version, _base, bench: render_html(view, version, bench)),
 ]
 
 
@@ -44,11 +46,9 @@ def _renderer_for(path: str) -> _Renderer:
                        extensions=", ".join(suffix for suffix, _ in _RENDERERS))
 
 
-def _new_file_mode() -> int:
-    """The mode open() would give a new file; mkstemp's 0600 would hide reports from CI users."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+def check_report_format(path: str) -> None:
+    """Raises a CommandError (PDCC304) when the extension of `path` names no report format."""
+    _renderer_for(path)
 
 
 def check_report_path(path: str) -> None:
@@ -64,27 +64,42 @@ def check_report_path(path: str) -> None:
         raise CommandError(rules.OUTPUT_FAILED, "report-unwritable", report=path, directory=named)
 
 
-def write_atomically(path: str, data: bytes) -> None:
-    """Writes a temp file beside `path` and renames it over, so a failure at any point (a full disk)
-    leaves an existing file untouched; the file keeps the mode it had, or gets open()'s default."""
-    try:
-        mode = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        mode = _new_file_mode()
-    fd, temp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".pdcc-")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        os.unlink(temp)
-        raise
+def render_build(path: str, view: BuildView, tool_version: str, bench: Sequence[tuple[str, Any]] = ()) -> str:
+    """The report `path`'s extension asks for (CommandError PDCC304 for an unknown one). `bench` are
+    (name, parsed JSON) of bench or tune results, shown by the HTML report."""
+    return _renderer_for(path)(view, tool_version, os.path.dirname(os.path.abspath(path)), bench)
+
+
+def write_build_report(path: str, view: BuildView, tool_version: str, bench: Sequence[tuple[str, Any]] = ()) -> None:
+    """Render first, then write atomically (a failure leaves an existing report untouched)."""
+    text = render_build(path, view, tool_version, bench)
+    write_atomically(path, text.encode("utf-8"))
 
 
 def write_report(path: str, remarks: Sequence[Remark], tool_version: str, root_dir: str,
-                 knobs: Sequence[Knob] = ()) -> None:
+                 knobs: Sequence[Knob] = (), units: Sequence[Unit] | None = None) -> None:
     """Render first, then write atomically, so a failure at any point leaves an existing report
-    untouched. Raises CommandError for an unknown extension, OSError when the file cannot be written."""
-    text = _renderer_for(path)(remarks, tool_version, root_dir, knobs)
+    untouched. Raises CommandError for an unknown extension, OSError when the file cannot be written.
+
+    `units` (collect.make_unit, one per translation unit of the command) carry the sources, for the diffs of
+    the Markdown and HTML reports; remarks of `remarks` that no unit holds (the build's own) are kept too.
+    """
+    _renderer_for(path)
+    if units is None:
+        view = BuildView.from_remarks(remarks, root_dir, knobs, tool_version)
+    else:
+        cwd = os.getcwd()
+        held = {_identity(remark, cwd) for unit in units for remark in unit.remarks}
+        loose = [remark for remark in remarks if _identity(remark, cwd) not in held]
+        extra = BuildView.from_remarks(loose, root_dir, (), tool_version).units if loose else []
+        view = BuildView([*units, *extra], root_dir, tool_version)
+    if path.lower().endswith(".json") and not path.lower().endswith(".sarif.json") and units is None:
+        text = render_json(remarks, tool_version, knobs)   # one command: remarks in the order pdcc made them
+    else:
+        text = render_build(path, view, tool_version)
     write_atomically(path, text.encode("utf-8"))
+
+
+def _identity(remark: Remark, cwd: str) -> tuple[str, str, int, int, str]:
+    return remark.rule.id, absolute(remark.location.file, cwd), remark.location.line, remark.location.column, \
+        remark.message

@@ -109,6 +109,24 @@ OUTPUT_FAILED = Rule("PDCC304", "output-failed",
 })
 NVCC_KILLED = Rule("PDCC305", "nvcc-killed", "nvcc was killed by a signal; pdcc exits with 128 + the signal number.",
                    messages={"killed": Message("nvcc was killed by signal {signal}")})
+_REPORT_USAGE = "usage: pdcc report DIR -o FILE.{{md,sarif,json,html}} [--report-root ROOT] [--bench FILE]"
+REPORT_INPUT = Rule("PDCC306", "report-input",
+                    "`pdcc report` cannot merge its input: the command line, the report directory or a file in it.",
+                    messages={
+    "usage": Message("pdcc report needs the report directory and an output file", _REPORT_USAGE),
+    "unknown-option": Message("unknown option '{option}' for pdcc report", _REPORT_USAGE),
+    "needs-value": Message("{option} needs a value", _REPORT_USAGE),
+    "extra-argument": Message("pdcc report takes one report directory, not also '{argument}'", _REPORT_USAGE),
+    "not-a-directory": Message("'{directory}' is not a directory", "give the directory the build wrote with "
+                               "--report-dir"),
+    "unreadable-directory": Message("cannot read the report directory '{directory}': {reason}"),
+    "empty": Message("'{directory}' holds no unit reports (*.pdcc.json): nothing to merge",
+                     "build with `--report-dir {directory}` first (e.g. make NVCC='pdcc --report-dir {directory}')"),
+    "bad-unit": Message("cannot read unit report '{path}': {reason}",
+                        "remove it, or rebuild that translation unit with this pdcc"),
+    "bench": Message("cannot read results '{path}': {reason}", "--bench takes the JSON that pdcc tune or make bench "
+                     "writes"),
+})
 
 # --- threshold pass (PDCC5xx) ----------------------------------------------------------------
 THRESHOLD_APPLIED = Rule("PDCC500", "threshold-applied",
