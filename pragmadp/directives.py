@@ -21,7 +21,11 @@ from pragmadp.report import rules
 from pragmadp.report.remarks import PdccError, Rule
 from pragmadp.source import SourceFile, Span
 
-GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammar" / "pragma.lark"
+# The grammar is designed at the top of the repository; a wheel carries a copy inside the package (setup.py's
+# build step puts it there), which is looked for first.
+_PACKAGED_GRAMMAR = Path(__file__).resolve().parent / "grammar" / "pragma.lark"
+GRAMMAR_PATH = _PACKAGED_GRAMMAR if _PACKAGED_GRAMMAR.is_file() else \
+    Path(__file__).resolve().parent.parent / "grammar" / "pragma.lark"
 
 DP_CLAUSES = ("threshold", "coarsen", "consldt", "agg_threshold", "buffer", "work", "threads", "blocks")
 MELD_CLAUSES = ("threshold",)
