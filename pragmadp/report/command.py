@@ -99,6 +99,8 @@ def _read_bench(path: str) -> tuple[str, Any]:
 
 def load_view(directory: str, root: str | None = None) -> BuildView:
     """Every unit report of `directory`, merged; CommandError (PDCC306) when there is none or one is bad."""
+    if not os.path.exists(directory):
+        raise CommandError(rules.REPORT_INPUT, "no-directory", directory=directory)
     if not os.path.isdir(directory):
         raise CommandError(rules.REPORT_INPUT, "not-a-directory", directory=directory)
     try:

@@ -191,7 +191,8 @@ class _Html:
                + f', <a href="#{self.line_id(file, site.line)}">line {site.line}</a></h4>',
                self.remark_table(file, site.remarks)]
         if site.diff:
-            written = "".join(line[1:] + "\n" for line in site.diff.splitlines() if line.startswith("+"))
+            written = "".join(line[1:] + "\n" for line in site.diff.splitlines()
+                              if line.startswith("+") and not line[1:].lstrip().startswith("#line"))
             out.append('<details class="written" open><summary>The code pdcc wrote for this site</summary>'
                        f'<pre class="code">{_e(written)}</pre></details>')
             out.append(f'<details class="sitediff"><summary>Diff</summary>{_diff(site.diff)}</details>')
@@ -283,29 +284,41 @@ def _number(value: Any) -> float | None:
 
 def bar_chart(records: Sequence[dict[str, Any]]) -> str:
     """A horizontal bar chart (inline SVG) of the records' main measure (a speed-up, else a time), one bar
-    per record labelled by its text fields; empty when the records have no such measure."""
+    per record labelled by its text fields; on a log scale when the values span more than 100x; empty
+    when the records have no such measure."""
     measure = next((name for name in _MEASURES if any(_number(record.get(name)) is not None for record in records)), None)
     if measure is None:
         return ""
     points = [(" · ".join(str(value) for key, value in record.items()
                           if isinstance(value, str) and key not in ("status", "detail", "error") and value),
                _number(record.get(measure))) for record in records]
-    shown = [(label, value) for label, value in points if value is not None][:_MAX_BARS]
-    top = max((value for _, value in shown), default=0.0) or 1.0
-    label_width, bar_width, height = 320, 360, 16
+    shown = [(label, value) for label, value in points if value is not None and value > 0][:_MAX_BARS]
+    if not shown:
+        return ""
+    label_width, bar_width, height = 420, 360, 16
+    low, high = min(value for _, value in shown), max(value for _, value in shown)
+    logarithmic = high / low > 100
+
+    def length(value: float) -> float:
+        if logarithmic:  # the smallest value gets a visible stub, the largest the full width
+            return 4 + (bar_width - 4) * math.log(value / low) / math.log(high / low)
+        return max(1.0, bar_width * value / high)
+
     total = len(shown) * (height + 2) + 24
+    title = f"{measure} (log scale)" if logarithmic else measure
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" width="{label_width + bar_width + 80}" '
-             f'height="{total}" aria-label="{_e(measure)} per run">',
-             f'<text x="{label_width}" y="12" font-weight="600">{_e(measure)}</text>']
+             f'height="{total}" aria-label="{_e(title)} per run">',
+             f'<text x="{label_width}" y="12" font-weight="600">{_e(title)}</text>']
     for index, (label, value) in enumerate(shown):
         y = 20 + index * (height + 2)
-        width = max(1.0, bar_width * max(value, 0.0) / top)
-        parts.append(f'<text x="{label_width - 6}" y="{y + 12}" text-anchor="end">{_e(label[:60])}</text>'
+        width = length(value)
+        short = label if len(label) <= 64 else label[:63] + "…"
+        parts.append(f'<text x="{label_width - 6}" y="{y + 12}" text-anchor="end">{_e(short)}</text>'
                      f'<rect x="{label_width}" y="{y}" width="{width:.1f}" height="{height}" fill="#54aeff">'
                      f"<title>{_e(label)}: {value:.4g}</title></rect>"
                      f'<text x="{label_width + width + 4:.1f}" y="{y + 12}">{value:.4g}</text>')
     parts.append("</svg>")
-    note = f"<p>first {_MAX_BARS} of {len(points)} runs</p>" if len(points) > _MAX_BARS else ""
+    note = f"<p>the first {_MAX_BARS} of {len(points)} records</p>" if len(points) > _MAX_BARS else ""
     return "".join(parts) + note
 
 

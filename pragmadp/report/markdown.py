@@ -93,7 +93,7 @@ class _Markdown:
                     continue
                 first = site.remarks[0]
                 rules = ", ".join(dict.fromkeys(f"{r.rule.id} {r.rule.name}" for r in site.remarks if r.kind is not Kind.ANALYSIS))
-                title = html.escape(f"{site.name} ({site.kind.value}: {rules})" if rules else site.name)
+                title = html.escape(f"{site.name} ({site.kind.value}{': ' + rules if rules else ''})")
                 sections.append(_details(self.summary_html(first, title), site.diff))
             if file.other_diff:
                 link = html.escape(link_target(file.path, 1, self.link_base))

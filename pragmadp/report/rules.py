@@ -84,12 +84,30 @@ UNREADABLE_INPUT = Rule("PDCC301", "unreadable-input", "An input file cannot be 
     "lone-carriage-return": Message("this file ends lines with a carriage return alone, which pdcc does not read",
                                     "convert its line ends to LF or CRLF (e.g. with 'dos2unix -c mac')"),
 })
+# The help names nvcc as `nvcc --version` does: CMake's compiler identification runs `pdcc --version`, takes a
+# compiler whose answer holds "nvcc: NVIDIA (R) Cuda compiler driver" for nvcc, and then shows why the
+# identification compile failed (this message) instead of an unrelated one.
+_NVCC_HELP = "pdcc runs nvcc: NVIDIA (R) Cuda compiler driver, from the CUDA toolkit (its bin/nvcc)"
 NVCC_NOT_FOUND = Rule("PDCC302", "nvcc-not-found", "The nvcc compiler could not be found.", messages={
-    "not-found": Message("cannot find nvcc ('{compiler}'); put it on PATH or set PDCC_NVCC"),
+    "not-found": Message("cannot find nvcc ('{compiler}'); put it on PATH or set PDCC_NVCC", _NVCC_HELP),
+    "named-not-found": Message("cannot find nvcc '{compiler}' named by {origin}", _NVCC_HELP),
+    "only-pdcc": Message("cannot find nvcc: every 'nvcc' on PATH is pdcc itself ({skipped})",
+                         "put the real nvcc on PATH after pdcc's, or set PDCC_NVCC to it"),
+    "is-pdcc": Message("the nvcc named by {origin} ('{compiler}') is pdcc itself", "name the real nvcc there"),
 })
-BAD_COMMAND_LINE = Rule("PDCC303", "bad-command-line", "A pdcc option is malformed.", messages={
+BAD_COMMAND_LINE = Rule("PDCC303", "bad-command-line",
+                        "A pdcc option (or a setting from PDCC_* or pdcc.toml) is malformed.", messages={
     "needs-value": Message("{option} needs a value"),
     "auto-file": Message("cannot read --auto clause file '{path}': {reason}"),
+    "report-format": Message("--report {report}: no report format has this extension", "use one of {extensions}"),
+    "bad-regex": Message("{option}={regex} is not a regular expression: {reason}"),
+    "environment": Message("{variable}: '{value}' is not {expected}"),
+    "config-unreadable": Message("cannot read the pdcc configuration '{path}': {reason}"),
+    "config-key": Message("{path}: unknown setting '{key}'", "known settings: {known}"),
+    "config-type": Message("{path}: '{key}' must be {expected}, not a {found}"),
+    "unknown-rule": Message("--explain {rule}: no rule has this id", "rule ids look like PDCC101; "
+                            "'pdcc --explain all' lists every rule"),
+    "unknown-rule-suggested": Message("--explain {rule}: no rule has this id", "did you mean {suggestion}?"),
 })
 OUTPUT_FAILED = Rule("PDCC304", "output-failed",
                      "A file pdcc writes (emitted source, report) could not be written.", messages={
@@ -106,6 +124,8 @@ OUTPUT_FAILED = Rule("PDCC304", "output-failed",
     "report-is-directory": Message("cannot write report '{report}': '{report}' is a directory"),
     "report-no-directory": Message("cannot write report '{report}': directory '{directory}' does not exist"),
     "report-unwritable": Message("cannot write report '{report}': directory '{directory}' is not writable"),
+    "report-dir": Message("cannot write unit reports into '{directory}': {reason}"),
+    "preprocessed-output": Message("cannot rewrite the preprocessed output '{path}': {reason}"),
 })
 NVCC_KILLED = Rule("PDCC305", "nvcc-killed", "nvcc was killed by a signal; pdcc exits with 128 + the signal number.",
                    messages={"killed": Message("nvcc was killed by signal {signal}")})
@@ -117,6 +137,8 @@ REPORT_INPUT = Rule("PDCC306", "report-input",
     "unknown-option": Message("unknown option '{option}' for pdcc report", _REPORT_USAGE),
     "needs-value": Message("{option} needs a value", _REPORT_USAGE),
     "extra-argument": Message("pdcc report takes one report directory, not also '{argument}'", _REPORT_USAGE),
+    "no-directory": Message("report directory '{directory}' does not exist",
+                            "build with `--report-dir {directory}` first (e.g. make NVCC='pdcc --report-dir {directory}')"),
     "not-a-directory": Message("'{directory}' is not a directory", "give the directory the build wrote with "
                                "--report-dir"),
     "unreadable-directory": Message("cannot read the report directory '{directory}': {reason}"),
@@ -126,6 +148,30 @@ REPORT_INPUT = Rule("PDCC306", "report-input",
                         "remove it, or rebuild that translation unit with this pdcc"),
     "bench": Message("cannot read results '{path}': {reason}", "--bench takes the JSON that pdcc tune or make bench "
                      "writes"),
+})
+LINK_WITHOUT_DEVICE_LINK = Rule("PDCC307", "link-without-device-link",
+                                "An object holds relocatable device code (-rdc=true), and the link does not link "
+                                "device code, so the host link would fail on __cudaRegisterLinkedBinary_*.", messages={
+    "link": Message("'{object}' holds relocatable device code (compiled with -rdc=true: pdcc adds it where the code "
+                    "launches kernels from the device), but this link does not link device code",
+                    "add -rdc=true to this command (nvcc then does the device link), or link with it an object made "
+                    "by 'nvcc -dlink' of the same objects; CMake: CUDA_SEPARABLE_COMPILATION ON"),
+})
+GENERATED_CODE_ERROR = Rule("PDCC308", "error-in-generated-code",
+                            "nvcc reported an error in code pdcc wrote for a site (a clause value that names an "
+                            "undefined macro, or a bug in pdcc).", messages={
+    "site": Message("nvcc's error above is in the code pdcc wrote for this pragma's site",
+                    "check the pragma's values: each becomes a macro ({macros}) in that code, and a value that "
+                    "names a macro needs it defined where the file is compiled"),
+    "auto-site": Message("nvcc's error above is in the code pdcc wrote for this launch under --auto",
+                         "check the --auto clauses' values: each becomes a macro ({macros}) in that code"),
+    "definition": Message("nvcc's error above is in a definition pdcc wrote, not in your code",
+                          "this is likely a bug in pdcc: please report it with the file and the command line"),
+})
+MISSED_IS_ERROR = Rule("PDCC309", "missed-is-error",
+                       "--Werror-missed: a site that pdcc could not transform as asked stops the build.", messages={
+    "missed": Message("{count} missed remark(s) with --Werror-missed: nothing was compiled",
+                      "each is shown above with its reason; change the code or the pragma, or drop --Werror-missed"),
 })
 
 # --- threshold pass (PDCC5xx) ----------------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -59,10 +60,18 @@ def _is_position(name: str) -> bool:
     return name in ("line", "column") or name.endswith(("_line", "_column"))
 
 
+_POSITION_IN_TEXT = re.compile(r"\b(line|column)( [0-9]+)")
+
+
+def _without_positions(value: Any) -> Any:
+    """A text argument with `line 5` made `line #` (a reason may say where in the child it found a barrier)."""
+    return _POSITION_IN_TEXT.sub(r"\1 #", value) if isinstance(value, str) else value
+
+
 def fingerprint_key(remark: Remark, uri: str) -> str:
     """A hash of what identifies a result apart from where its lines are now: its rule, its file (as the
     report names it), its site and its named arguments without line or column numbers."""
-    args = {name: value for name, value in remark.args.items() if not _is_position(name)}
+    args = {name: _without_positions(value) for name, value in remark.args.items() if not _is_position(name)}
     identity = json.dumps([remark.rule.id, uri, remark.site, args], sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(identity.encode("utf-8")).hexdigest()[:32]
 

@@ -125,8 +125,22 @@ def _insertion_point(hunk: Hunk, i1: int) -> int:
     return i1 + 1
 
 
-def file_diff(original: str, transformed: str, name: str) -> str:
-    """The whole file's unified diff (`a/NAME`, `b/NAME`), empty when nothing changed."""
-    return "".join(difflib.unified_diff(_ended(original.splitlines(keepends=True)),
-                                        _ended(transformed.splitlines(keepends=True)),
-                                        fromfile=f"a/{name}", tofile=f"b/{name}"))
+def file_diff(original: str, transformed: str, name: str, context: int = 3) -> str:
+    """The whole file's unified diff (`a/NAME`, `b/NAME`), empty when nothing changed; matched as the site
+    diffs are (no junk heuristic: generated code repeats lines often), so the two agree line for line."""
+    old = _ended(original.splitlines(keepends=True))
+    new = _ended(transformed.splitlines(keepends=True))
+    groups = list(difflib.SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(context))
+    if not groups:
+        return ""
+    out = [f"--- a/{name}\n", f"+++ b/{name}\n"]
+    for group in groups:
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        out.append(f"@@ -{_range(i1 + 1, i2 - i1)} +{_range(j1 + 1, j2 - j1)} @@\n")
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                out += [f" {line}" for line in old[a1:a2]]
+                continue
+            out += [f"-{line}" for line in old[a1:a2]]
+            out += [f"+{line}" for line in new[b1:b2]]
+    return "".join(out)
