@@ -28,7 +28,7 @@ from pragmadp.report.build import BuildView
 from pragmadp.report.collect import (SUFFIX, make_unit, read_unit, read_units, unit_file_name, unit_files,
                                      write_unit)
 from pragmadp.report.command import main as report_main
-from pragmadp.report.remarks import Kind, PdccError
+from pragmadp.report.remarks import Kind, Location, PdccError, Remark
 from pragmadp.report.render import write_report
 from pragmadp.report.sarif import FINGERPRINT
 from pragmadp.report.sitediff import file_diff, split_changes
@@ -405,9 +405,7 @@ def test_single_command_markdown_report_with_units_shows_diffs(tmp_path, monkeyp
     shutil.copyfile(GOLDEN / "coarsen.cu", tmp_path / "k.cu")
     result = pipeline.transform_path("k.cu")
     unit = make_unit("k.cu", result.remarks, result.knobs, result.text, (tmp_path / "k.cu").read_text())
-    build_remark = rules.RDC_ADDED
-    from pragmadp.report.remarks import Location, Remark
-    loose = Remark(Kind.ANALYSIS, build_remark, "added -rdc=true", Location("k.cu", 1, 1), pass_name="build")
+    loose = Remark(Kind.ANALYSIS, rules.RDC_ADDED, "added -rdc=true", Location("k.cu", 1, 1), pass_name="build")
     write_report("r.md", [*result.remarks, loose], __version__, str(tmp_path), result.knobs, units=[unit])
     text = (tmp_path / "r.md").read_text()
     assert "[k.cu:26](k.cu#L26)" in text and "```diff" in text and "PDCC700" in text
