@@ -14,21 +14,34 @@ local `site` (a frontend.Site).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
+import functools
+import re
 import traceback
 import types
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pragmadp.cuda import frontend
+from pragmadp.cuda import frontend, pragmas, preprocessor
 from pragmadp.report import rules
 from pragmadp.report.remarks import PdccError, Remark
-from pragmadp.source import SourceFile, Span
+from pragmadp.source import SourceFile, Span, quoted_name
 from pragmadp import ir
 from pragmadp.rewrite import rewrite
 
 _TRANSFORMS = "pragmadp.transforms."
+_LINE_DIRECTIVE = re.compile(r'#line ([0-9]+) "((?:\\.|[^"\\])*)"')
+
+
+@dataclass(frozen=True)
+class SiteLines:
+    """Where a site is in the user's file: its pragma (or, under --auto, its statement) and the statement's
+    last line; nvcc's diagnostics in the code written for the site are pointed at `anchor`."""
+
+    anchor: Span                   # the pragma line, or the statement of an --auto site
+    first_line: int
+    last_line: int
+    name: str = ""                 # the site's macro suffix (e.g. parent_0), where the front end named it
 
 
 @dataclass
@@ -38,10 +51,58 @@ class Result:
     remarks: list[Remark] = field(default_factory=list)
     uses_device_launches: bool = False
     knobs: list[ir.Knob] = field(default_factory=list)   # every tunable value of the file's sites (-D MACRO=...)
+    sites: list[SiteLines] = field(default_factory=list)
+
+    @property
+    def data(self) -> bytes:
+        """The transformed file's bytes (an input passed through unread keeps its own, whatever its encoding)."""
+        return self.text.encode("utf-8", "surrogateescape")
 
     @property
     def changed(self) -> bool:
-        return self.text.encode("utf-8") != self.source.data
+        return self.data != self.source.data
+
+    @functools.cached_property
+    def _output_lines(self) -> list[tuple[int | None, str]]:
+        """Each line of the transformed text with the line of the user's file nvcc takes it for (None on a
+        `#line` directive and under a `#line` that names another file)."""
+        name = quoted_name(self.source.display_path)
+        label: int | None = 1
+        lines: list[tuple[int | None, str]] = []
+        for text in self.text.split("\n"):
+            match = _LINE_DIRECTIVE.fullmatch(text)
+            if match:
+                label = int(match.group(1)) if match.group(2) == name else None
+                lines.append((None, text))
+                continue
+            lines.append((label, text))
+            label = None if label is None else label + 1
+        return lines
+
+    def generated_at(self, line: int, echoed: str | None = None) -> tuple[bool, SiteLines | None]:
+        """Whether what nvcc calls `line` of this file (showing the source text `echoed`, when it did) is code
+        pdcc wrote, and if so the site it was written for (None: a definition pdcc added, not one site's)."""
+        if not self.changed or self.source.preprocessor_line_directives:
+            return False, None
+        lines, total = self._output_lines, self.source.line_count
+        candidates = [index for index, (label, _) in enumerate(lines) if label == line]
+        if echoed is not None and echoed.strip():
+            matching = [index for index in candidates if lines[index][1].strip() == echoed.strip()]
+            candidates = matching or candidates
+        if not candidates:
+            return line > total, None
+        if any(self._copied(label, text) for label, text in (lines[index] for index in candidates)):
+            return False, None
+        start = candidates[0]
+        while start > 0 and lines[start - 1][0] is not None and not self._copied(*lines[start - 1]):
+            start -= 1  # back to the start of the generated run: the pragma comment, or the block's first line
+        first = lines[start][0]
+        assert first is not None
+        return True, next((site for site in self.sites if site.first_line <= first <= site.last_line), None)
+
+    def _copied(self, label: int | None, text: str) -> bool:
+        """A line of the output that is the user's line `label` as written."""
+        return label is not None and label <= self.source.line_count and text == self.source.line_text(label)
 
 
 class InternalError(PdccError):
@@ -67,7 +128,8 @@ def transform(source: SourceFile, auto: str | None = None, defines: Mapping[str,
             frontend.add_auto_sites(unit, auto)
         frontend.name_sites(unit)
         result = rewrite(unit, defines or {}, auto=auto is not None)
-        return Result(source, result.text, result.remarks, result.uses_device_launches, result.knobs)
+        return Result(source, result.text, result.remarks, result.uses_device_launches, result.knobs,
+                      _site_lines(unit))
     except PdccError:
         raise
     except Exception as exc:  # noqa: BLE001 - every other exception is a bug in pdcc, reported as one
@@ -76,7 +138,34 @@ def transform(source: SourceFile, auto: str | None = None, defines: Mapping[str,
 
 def transform_path(path: str, display_path: str | None = None, auto: str | None = None,
                    defines: Mapping[str, str] | None = None) -> Result:
-    return transform(SourceFile.read(path, display_path), auto, defines)
+    return transform_input(read_input(path, display_path), auto, defines)
+
+
+def read_input(path: str, display_path: str | None = None, data: bytes | None = None) -> SourceFile:
+    """An input as pdcc reads it (`data`: its bytes, already read, e.g. from standard input). A file that is not
+    UTF-8 text (or holds NUL bytes) is pdcc's business only when it holds a pdcc pragma: then it is refused with a
+    located PDCC301; without one it goes to nvcc untouched, as nvcc would take it (see `transform_input`)."""
+    return SourceFile.load(path, display_path) if data is None else SourceFile(path, data, display_path)
+
+
+def transform_input(source: SourceFile, auto: str | None = None,
+                    defines: Mapping[str, str] | None = None) -> Result:
+    """`transform`, or the input untouched when it is not text and holds no pdcc pragma."""
+    if source.unreadable is not None:
+        if pragmas.pdcc_pragmas(preprocessor.scan(source.data)):
+            raise source.unreadable
+        return Result(source, source.data.decode("utf-8", "surrogateescape"))
+    return transform(source, auto, defines)
+
+
+def _site_lines(unit: frontend.Unit) -> list[SiteLines]:
+    """Each site's lines, from its pragma (or --auto statement) to the end of its statement."""
+    source = unit.source
+    anchored = [(site.pragma or site.launch.statement, site.launch.statement, site.name) for site in unit.sites]
+    anchored += [(pragma, statement, "") for _, pragma, statement in unit.meld_sites]
+    return [SiteLines(Span(anchor.start_byte, anchor.end_byte), source.line_of(anchor.start_byte),
+                      source.line_of(max(statement.start_byte, statement.end_byte - 1)), name)
+            for anchor, statement, name in anchored]
 
 
 def internal_error(source: SourceFile, exc: BaseException) -> InternalError:

@@ -86,22 +86,48 @@ class SourceFile:
         return number + line - starts[index], name
 
     @classmethod
-    def read(cls, path: str, display_path: str | None = None) -> "SourceFile":
-        """Reads a file, turning I/O and encoding failures into a PDCC301 error."""
+    def load(cls, path: str, display_path: str | None = None) -> "SourceFile":
+        """Reads a file's bytes, turning an I/O failure into a PDCC301 error. Whether pdcc can read them as text
+        is `unreadable`."""
         try:
             with open(path, "rb") as handle:
                 data = handle.read()
-            data.decode("utf-8")
         except OSError as exc:
             raise PdccError.at(rules.UNREADABLE_INPUT, Location(display_path or path, 1, 1), "unreadable",
                                reason=exc.strerror or str(exc)) from exc
-        except UnicodeDecodeError as exc:
-            line = data.count(b"\n", 0, exc.start) + 1
-            column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-            raise PdccError.at(rules.UNREADABLE_INPUT, Location(display_path or path, line, column), "not-utf8") from exc
-        if b"\x00" in data:
-            raise PdccError.at(rules.UNREADABLE_INPUT, Location(display_path or path, 1, 1), "nul-bytes")
         return cls(path, data, display_path)
+
+    @classmethod
+    def read(cls, path: str, display_path: str | None = None) -> "SourceFile":
+        """Reads a text file, turning I/O and encoding failures into a PDCC301 error."""
+        source = cls.load(path, display_path)
+        if source.unreadable is not None:
+            raise source.unreadable
+        return source
+
+    @functools.cached_property
+    def unreadable(self) -> PdccError | None:
+        """The PDCC301 error, located at the first offending byte, when the file is not UTF-8 text; else None."""
+        where = self.display_path
+        try:
+            self.data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = self.data.count(b"\n", 0, exc.start) + 1
+            column = exc.start - (self.data.rfind(b"\n", 0, exc.start) + 1) + 1
+            return PdccError.at(rules.UNREADABLE_INPUT, Location(where, line, column), "not-utf8")
+        if b"\x00" in self.data:
+            return PdccError.at(rules.UNREADABLE_INPUT, Location(where, 1, 1), "nul-bytes")
+        return None
+
+    @property
+    def line_count(self) -> int:
+        """The number of lines (a final line end starts no line)."""
+        return len(self._line_starts) - (1 if self.data.endswith(b"\n") else 0)
+
+    @property
+    def preprocessor_line_directives(self) -> bool:
+        """Whether the file has `#line` directives (or line markers) of its own."""
+        return bool(self._origins[0])
 
     def text(self, span: Span) -> str:
         return self.data[span.start:span.end].decode("utf-8")

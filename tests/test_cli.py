@@ -344,7 +344,8 @@ def test_ctrl_c_exits_130_quietly_and_removes_the_temporaries(project: Path):
     running.send_signal(signal.SIGINT)
     stdout, stderr = running.communicate(timeout=30)
     assert running.returncode == 130
-    assert (stdout, stderr) == ("", "")
+    assert stdout == "" and stderr.startswith("src/kernels.cu:1:1: remark: added -rdc=true")  # said before nvcc ran
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
     assert list(temporary.iterdir()) == []
     assert (project / "src" / "kernels.cu").read_text() == ANNOTATED and not (project / "k.o").exists()
 
@@ -394,20 +395,32 @@ def test_emit_replaces_an_older_output_without_writing_through_its_links(project
 
 
 @pytest.mark.parametrize("report, reason", [
-    ("r.txt", "cannot tell the report format of 'r.txt': use one of the extensions .sarif.json, .sarif, .json, "
-              ".markdown, .md"),
     ("missing/r.json", "directory 'missing' does not exist"),
-    ("src", "cannot tell the report format of 'src'"),
+    ("src.json", "'src.json' is a directory"),
 ])
 def test_a_report_that_cannot_be_written_fails_before_compiling(project: Path, report: str, reason: str):
+    (project / "src.json").mkdir()
     done = pdcc("-c", "src/kernels.cu", "--report", report, cwd=project, nvcc=project / "bin/nvcc")
     assert done.returncode == 1
     assert done.stderr.startswith(f"pdcc: error[PDCC304]: cannot write report '{report}': {reason}")
     assert nvcc_calls(project) == []
 
 
+@pytest.mark.parametrize("report", ["r.txt", "src", "review.mdx"])
+def test_an_unknown_report_extension_is_a_bad_option_found_before_compiling(project: Path, report: str):
+    """issue 12 item 8: it was reported after a full compile, with exit status 0."""
+    done = pdcc("-c", "src/kernels.cu", "--report", report, cwd=project, nvcc=project / "bin/nvcc")
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"pdcc: error[PDCC303]: --report {report}: no report format has this extension\n"
+                                  "  = help: use one of .sarif.json, .sarif, .json, ")
+    assert nvcc_calls(project) == [] and not (project / report).is_file()
+    launcher = pdcc("--report", report, str(project / "bin/nvcc"), "-c", "src/kernels.cu", cwd=project,
+                    env={"FAKE_NVCC_LOG": str(project / "nvcc.log")})
+    assert launcher.returncode == 2 and "error[PDCC303]" in launcher.stderr and nvcc_calls(project) == []
+
+
 def test_a_report_that_fails_after_compiling_is_an_error(project: Path, monkeypatch, capsys):
-    def full_disk(*_args):
+    def full_disk(*_args, **_kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     in_project(project, monkeypatch)
@@ -448,7 +461,7 @@ def test_a_full_temporary_directory(project: Path, monkeypatch, capsys):
     assert cli.main(["-c", "src/kernels.cu", "-q"]) == 1
     error = capsys.readouterr().err
     assert re.fullmatch(r"src/kernels\.cu:1:1: error\[PDCC304\]: cannot write pdcc's temporary copy of "
-                        r"'src/kernels\.cu' in '.*/tmp/pdcc-\w+': No space left on device; free some space or set "
+                        r"'src/kernels\.cu' in '.*/tmp/pdcc-\w+/\w+': No space left on device; free some space or set "
                         r"TMPDIR to another directory\n", error), error
     assert list(temporary.iterdir()) == [] and nvcc_calls(project) == []
     assert (project / "src" / "kernels.cu").read_text() == ANNOTATED
