@@ -340,8 +340,13 @@ def _which(name: str) -> str | None:
 
 
 def _nvcc_on_path(chain: set[str], name: str = "nvcc") -> str:
+    """The first `name` on PATH that is not pdcc, else the toolkit's where CMake's FindCUDAToolkit looks for it
+    (CUDAToolkit_ROOT, CUDA_PATH, CUDA_HOME, /usr/local/cuda, the newest /usr/local/cuda-X.Y), so that a build CMake
+    configures with the toolkit off PATH compiles with pdcc too."""
     skipped: list[str] = []
-    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+    folders = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    toolkits = _toolkit_folders()
+    for folder in [*folders, *toolkits]:
         candidate = os.path.join(folder or ".", name)
         if not (os.path.isfile(candidate) and os.access(candidate, os.X_OK)):
             continue
@@ -351,7 +356,16 @@ def _nvcc_on_path(chain: set[str], name: str = "nvcc") -> str:
         return candidate
     if skipped:
         raise CommandError(rules.NVCC_NOT_FOUND, "only-pdcc", skipped=", ".join(skipped))
-    raise CommandError(rules.NVCC_NOT_FOUND, "not-found", compiler=name)
+    raise CommandError(rules.NVCC_NOT_FOUND, "not-found", places=", ".join(toolkits))
+
+
+def _toolkit_folders() -> list[str]:
+    """Where a CUDA toolkit keeps nvcc when it is not on PATH, in FindCUDAToolkit's order."""
+    named = [os.path.join(os.environ[variable], "bin") for variable in ("CUDAToolkit_ROOT", "CUDA_PATH", "CUDA_HOME")
+             if os.environ.get(variable)]
+    versions = sorted((p for p in Path("/usr/local").glob("cuda-*") if re.fullmatch(r"cuda-[0-9]+\.[0-9]+", p.name)),
+                      key=lambda p: tuple(int(part) for part in p.name[5:].split(".")), reverse=True)
+    return [*named, "/usr/local/cuda/bin", *(str(p / "bin") for p in versions)]
 
 
 def _chain_environment(compiler: list[str]) -> dict[str, str]:

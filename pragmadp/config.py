@@ -66,7 +66,7 @@ def from_environment(environ: Mapping[str, str]) -> Layer:
     layer.nvcc = environ.get("PDCC_NVCC") or None
     for word in shlex.split(environ.get("PDCC_REMARKS", "")):
         kind, regex = remark_option(word)
-        if kind is None:
+        if kind is None or "=" not in word:
             raise CommandError(rules.BAD_COMMAND_LINE, "environment", variable="PDCC_REMARKS", value=word,
                                expected="-Rpass=REGEX, -Rpass-missed=REGEX or -Rpass-analysis=REGEX")
         layer.remarks[kind] = regex

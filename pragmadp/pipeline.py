@@ -14,6 +14,7 @@ local `site` (a frontend.Site).
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 import traceback
@@ -86,9 +87,11 @@ class Result:
             return False, None
         lines, total = self._output_lines, self.source.line_count
         candidates = [index for index, (label, _) in enumerate(lines) if label == line]
-        if echoed is not None and echoed.strip():
-            matching = [index for index in candidates if lines[index][1].strip() == echoed.strip()]
-            candidates = matching or candidates
+        if echoed is not None and echoed.strip() and len(candidates) > 1:
+            # nvcc echoes the line as its front end saw it, macros expanded: the most similar line is the one
+            def similarity(index: int) -> float:
+                return difflib.SequenceMatcher(None, lines[index][1].strip(), echoed.strip()).ratio()
+            candidates = [max(candidates, key=similarity)]
         if not candidates:
             return line > total, None
         if any(self._copied(label, text) for label, text in (lines[index] for index in candidates)):

@@ -79,18 +79,17 @@ NOT_AN_IF = Rule("PDCC204", "pragma-not-before-if", "A '#pragma meld' is not fol
 # `reason` is what the operating system said (strerror).
 UNREADABLE_INPUT = Rule("PDCC301", "unreadable-input", "An input file cannot be read or is not text.", messages={
     "unreadable": Message("cannot read input file: {reason}"),
-    "not-utf8": Message("input file is not UTF-8 text"),
+    "not-utf8": Message("input file is not UTF-8 text",
+                        "pdcc reads a file with a pdcc pragma as UTF-8: convert it (e.g. iconv -f latin1 -t utf-8); "
+                        "a file without one goes to nvcc untouched"),
     "nul-bytes": Message("input file contains NUL bytes; is it a binary?"),
     "lone-carriage-return": Message("this file ends lines with a carriage return alone, which pdcc does not read",
                                     "convert its line ends to LF or CRLF (e.g. with 'dos2unix -c mac')"),
 })
-# The help names nvcc as `nvcc --version` does: CMake's compiler identification runs `pdcc --version`, takes a
-# compiler whose answer holds "nvcc: NVIDIA (R) Cuda compiler driver" for nvcc, and then shows why the
-# identification compile failed (this message) instead of an unrelated one.
-_NVCC_HELP = "pdcc runs nvcc: NVIDIA (R) Cuda compiler driver, from the CUDA toolkit (its bin/nvcc)"
 NVCC_NOT_FOUND = Rule("PDCC302", "nvcc-not-found", "The nvcc compiler could not be found.", messages={
-    "not-found": Message("cannot find nvcc ('{compiler}'); put it on PATH or set PDCC_NVCC", _NVCC_HELP),
-    "named-not-found": Message("cannot find nvcc '{compiler}' named by {origin}", _NVCC_HELP),
+    "not-found": Message("cannot find nvcc: not on PATH, nor in {places}",
+                         "put the CUDA toolkit's bin folder on PATH, or set PDCC_NVCC (or CUDA_PATH) to it"),
+    "named-not-found": Message("cannot find nvcc '{compiler}' named by {origin}"),
     "only-pdcc": Message("cannot find nvcc: every 'nvcc' on PATH is pdcc itself ({skipped})",
                          "put the real nvcc on PATH after pdcc's, or set PDCC_NVCC to it"),
     "is-pdcc": Message("the nvcc named by {origin} ('{compiler}') is pdcc itself", "name the real nvcc there"),
