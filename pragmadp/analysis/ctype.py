@@ -136,19 +136,23 @@ def of_function(unit: Unit, function: Node) -> Types:
         types.declare(name, written)
     for node in walk(function):
         if node.type in ("parameter_declaration", "declaration"):
-            _declare(unit, types, node)
+            for name, written in _names_declared(unit, node):
+                types.declare(name, written)
     return types
 
 
-def _declare(unit: Unit, types: Types, node: Node) -> None:
+def _names_declared(unit: Unit, node: Node) -> list[tuple[str, str]]:
+    """(name, type as written with its declarator's wrappers) for each name a declaration declares."""
     kind = node.child_by_field_name("type")
     if kind is None:
-        return
+        return []
     base = unit.source.data[node.start_byte:kind.end_byte].decode()
+    found = []
     for declarator in node.children_by_field_name("declarator"):
         name, suffix = _declared(unit, declarator)
         if name is not None:
-            types.declare(unit.text(name), base + suffix)
+            found.append((unit.text(name), base + suffix))
+    return found
 
 
 def _declared(unit: Unit, declarator: Node) -> tuple[Node | None, str]:
@@ -176,17 +180,8 @@ def _declared(unit: Unit, declarator: Node) -> tuple[Node | None, str]:
 
 def _file_variables(unit: Unit) -> list[tuple[str, str]]:
     """Variables at namespace scope (`__device__ float table[64];`, `__shared__` externs)."""
-    found = []
-    for node in unit.tree.root_node.named_children:
-        kind = node.child_by_field_name("type") if node.type == "declaration" else None
-        if kind is None:
-            continue
-        base = unit.source.data[node.start_byte:kind.end_byte].decode()
-        for declarator in node.children_by_field_name("declarator"):
-            name, suffix = _declared(unit, declarator)
-            if name is not None:
-                found.append((unit.text(name), base + suffix))
-    return found
+    return [pair for node in unit.tree.root_node.named_children if node.type == "declaration"
+            for pair in _names_declared(unit, node)]
 
 
 def _integer_macros(unit: Unit) -> dict[str, str | None]:
