@@ -28,7 +28,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from pycparser import c_ast
@@ -789,12 +789,7 @@ class Melder:
                 self.types.names[name] = n.kind
                 declared.append(_temporary(n.kind, name, c_ast.TernaryOp(inner.cond, inner.iftrue, inner.iffalse)))
                 return c_ast.ID(name)
-            copied = copy.copy(n)
-            for slot, child in _slots(n):
-                setattr(copied, slot, visit(child, lazy or _lazy_slot(n, slot)))
-            if isinstance(n, c_ast.ExprList):
-                copied.exprs = [visit(child, lazy) for child in n.exprs]
-            return copied
+            return _rebuilt(n, lambda slot, child: visit(child, lazy or _lazy_slot(n, slot)))
 
         hoist = hoist and self.naming
         tree = visit(node, False)
@@ -966,13 +961,8 @@ def rename_expr(node, old: str, new: str):
         return rename(node, old, new)
     if isinstance(node, c_ast.ID):
         return c_ast.ID(new) if node.name == old else node
-    copied = copy.copy(node)
-    for slot, child in _slots(node):
-        if not (isinstance(node, c_ast.StructRef) and slot == "field"):
-            setattr(copied, slot, rename_expr(child, old, new))
-    if isinstance(node, c_ast.ExprList):
-        copied.exprs = [rename_expr(child, old, new) for child in node.exprs]
-    return copied
+    return _rebuilt(node, lambda slot, child: child if isinstance(node, c_ast.StructRef) and slot == "field"
+                    else rename_expr(child, old, new))
 
 
 def _slots(node: c_ast.Node) -> list[tuple[str, c_ast.Node]]:
@@ -983,6 +973,16 @@ def _slots(node: c_ast.Node) -> list[tuple[str, c_ast.Node]]:
         if isinstance(value, c_ast.Node) and slot != "coord":
             found.append((slot, value))
     return found
+
+
+def _rebuilt(node: c_ast.Node, child: Callable[[str, c_ast.Node], c_ast.Node]) -> c_ast.Node:
+    """A copy of `node` with each child replaced by `child(slot, node)` (the trees stay unshared)."""
+    copied = copy.copy(node)
+    for slot, value in _slots(node):
+        setattr(copied, slot, child(slot, value))
+    if isinstance(node, c_ast.ExprList):
+        copied.exprs = [child("exprs", value) for value in node.exprs]
+    return copied
 
 
 def _lazy_slot(node: c_ast.Node, slot: str) -> bool:
@@ -1013,12 +1013,7 @@ def _inline(node: c_ast.Node) -> c_ast.Node:
     """A merged tree with every select written in place (a loop's header runs each iteration)."""
     if isinstance(node, Select):
         return c_ast.TernaryOp(node.cond, _inline(node.iftrue), _inline(node.iffalse))
-    copied = copy.copy(node)
-    for slot, child in _slots(node):
-        setattr(copied, slot, _inline(child))
-    if isinstance(node, c_ast.ExprList):
-        copied.exprs = [_inline(child) for child in node.exprs]
-    return copied
+    return _rebuilt(node, lambda _slot, child: _inline(child))
 
 
 def _nodes(expr: c_ast.Node) -> Iterator[c_ast.Node]:
