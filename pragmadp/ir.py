@@ -9,8 +9,10 @@ nodes; `cgen.printer` alone turns them into text, so no pass pastes C++ strings 
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -249,6 +251,107 @@ Definition = Function | Struct | Knob | Prototype | Variable | Include
 
 
 # --- rewriting ----------------------------------------------------------------------------------------
+
+class KeptAsWritten(Exception):
+    """A name to rename appears in the user's text that pdcc copies as written."""
+
+    def __init__(self, name: str, text: Verbatim):
+        super().__init__(name)
+        self.name, self.text = name, text
+
+
+def walk(item) -> Iterator:
+    """Statements and expression nodes of a statement, depth first."""
+    if item is None:
+        return
+    yield item
+    if isinstance(item, (Block, Sequence)):
+        for inner in item.items:
+            yield from walk(inner)
+    elif isinstance(item, If):
+        for part in (item.cond, item.then, item.orelse):
+            yield from walk(part)
+    elif isinstance(item, For):
+        for part in (item.init, item.cond, item.step, item.body):
+            yield from walk(part)
+    elif isinstance(item, ExprStmt):
+        yield from walk(item.expr)
+    elif isinstance(item, Declaration):
+        yield from walk(item.init)
+    elif isinstance(item, DeclarationExpr):
+        yield from walk(item.declaration)
+    elif isinstance(item, Return):
+        yield from walk(item.value)
+    elif isinstance(item, c_ast.Node) and not isinstance(item, Verbatim):
+        for _, child in item.children():
+            yield from walk(child)
+
+
+def rename(item, old: str, new: str):
+    """The statement with the name `old` renamed `new` (declarations and uses); KeptAsWritten when `old`
+    appears in the user's text that pdcc keeps as written (a `Verbatim`), which it does not rename."""
+    if item is None:
+        return None
+    if isinstance(item, (Block, Sequence)):
+        return dataclasses.replace(item, items=tuple(rename(i, old, new) for i in item.items))
+    if isinstance(item, If):
+        return dataclasses.replace(item, cond=rename_expression(item.cond, old, new), then=rename(item.then, old, new),
+                                   orelse=rename(item.orelse, old, new))
+    if isinstance(item, For):
+        return dataclasses.replace(item, init=rename_expression(item.init, old, new), cond=rename_expression(item.cond, old, new),
+                                   step=rename_expression(item.step, old, new), body=rename(item.body, old, new))
+    if isinstance(item, ExprStmt):
+        return dataclasses.replace(item, expr=rename_expression(item.expr, old, new))
+    if isinstance(item, Declaration):
+        name = re.sub(rf"\b{re.escape(old)}\b", new, item.name)
+        return dataclasses.replace(item, name=name, init=rename_expression(item.init, old, new))
+    if isinstance(item, Return):
+        return dataclasses.replace(item, value=rename_expression(item.value, old, new))
+    if isinstance(item, Verbatim) and re.search(rf"\b{re.escape(old)}\b", item.text):
+        raise KeptAsWritten(old, item)
+    return item
+
+
+def rename_expression(node, old: str, new: str):
+    """An expression (or a `for`'s declaration) with the name `old` renamed `new`."""
+    if node is None:
+        return None
+    if isinstance(node, DeclarationExpr):
+        return DeclarationExpr(rename(node.declaration, old, new))
+    if isinstance(node, Verbatim):
+        return rename(node, old, new)
+    if isinstance(node, c_ast.ID):
+        return c_ast.ID(new) if node.name == old else node
+    return rebuilt(node, lambda slot, child: child if isinstance(node, c_ast.StructRef) and slot == "field"
+                    else rename_expression(child, old, new))
+
+
+def slots(node: c_ast.Node) -> list[tuple[str, c_ast.Node]]:
+    """The single-node children of a c_ast node by attribute name (ExprList's list is handled apart)."""
+    found = []
+    for slot in getattr(node, "__slots__", ()):
+        value = getattr(node, slot, None)
+        if isinstance(value, c_ast.Node) and slot != "coord":
+            found.append((slot, value))
+    return found
+
+
+def rebuilt(node: c_ast.Node, child: Callable[[str, c_ast.Node], c_ast.Node]) -> c_ast.Node:
+    """A copy of `node` with each child replaced by `child(slot, node)` (the trees stay unshared)."""
+    copied = copy.copy(node)
+    for slot, value in slots(node):
+        setattr(copied, slot, child(slot, value))
+    if isinstance(node, c_ast.ExprList):
+        copied.exprs = [child("exprs", value) for value in node.exprs]
+    return copied
+
+
+def expression_nodes(expr: c_ast.Node) -> Iterator[c_ast.Node]:
+    """An expression tree's nodes, depth first."""
+    yield expr
+    for _, child in expr.children():
+        yield from expression_nodes(child)
+
 
 def transform(node: Stmt, visit: Callable[[Stmt], Stmt | None]) -> Stmt:
     """The tree with `visit` applied bottom-up to every statement (None keeps the statement)."""
