@@ -73,7 +73,7 @@ def test_refusals_name_their_reason_and_place(body, rule, line, column):
     assert "pdcc_then" not in result.text
 
 
-def test_short_arithmetic_on_both_sides_is_left_to_ptxas_predication():
+def test_short_arithmetic_on_both_sides_is_left_as_written():
     result = meld("  int v = in[t];\n#pragma meld\n  if (v < 0) { v = -v; v += n >> 1; v /= n; v = -v; } "
                   "else { v += n >> 1; v /= n; }\n  out[t] = v;")
     remark = next(r for r in result.remarks if r.rule.id == "PDCC805")

@@ -259,12 +259,12 @@ MELD_UNIFORM = Rule("PDCC803", "meld-condition-uniform",
                     "The condition is the same for every thread of a warp, so the branch does not diverge.",
                     "the condition '{condition}' does not depend on the thread ({why}): the branch does not diverge, "
                     "nothing to meld")
-MELD_PREDICATED = Rule("PDCC805", "meld-predicated-anyway",
-                       "Both sides are short arithmetic without memory access, loop or call: ptxas turns such a "
-                       "branch into predicated instructions, so there is no divergence for melding to remove.",
-                       "both sides are short arithmetic ({then_cost} and {else_cost} cycles, no memory access, loop "
-                       "or call): ptxas predicates such a branch without diverging, so melding would gain nothing; "
-                       "the if/else is left as written")
+MELD_TOO_SHORT = Rule("PDCC805", "meld-sides-too-short",
+                      "Both sides are a few arithmetic operations without memory access, loop or call: melding saves "
+                      "a few instructions per thread, which the memory traffic around them hides.",
+                      "both sides are short arithmetic ({then_cost} and {else_cost} cycles, no memory access, loop "
+                      "or call): melding would save a few instructions per thread, which the loads and stores "
+                      "around them hide; the if/else is left as written")
 MELD_BARRIER = Rule("PDCC810", "meld-barrier",
                     "A side synchronises threads; melding would change which threads reach the barrier.", _WHY_NOT)
 MELD_WARP = Rule("PDCC811", "meld-warp-intrinsic",

@@ -45,12 +45,12 @@ from pragmadp.transforms.melding import PDCC_PRAGMA, Melder, Refused, is_memory,
 
 NAME = "meld"
 CLAUSE = MeldThreshold
-RULES = (rules.MELD_APPLIED, rules.MELD_ALIGNMENT, rules.MELD_UNPROFITABLE, rules.MELD_UNIFORM, rules.MELD_PREDICATED,
+RULES = (rules.MELD_APPLIED, rules.MELD_ALIGNMENT, rules.MELD_UNPROFITABLE, rules.MELD_UNIFORM, rules.MELD_TOO_SHORT,
          rules.MELD_BARRIER,
          rules.MELD_WARP, rules.MELD_COOPERATIVE, rules.MELD_JUMP, rules.MELD_ATOMIC, rules.MELD_ADDRESS_SPACE,
          rules.MELD_UNSUPPORTED)
 DEFAULT_THRESHOLD = 0.2
-PREDICATED_COST = 40    # a side this cheap in DARM cycles, all arithmetic, is predicated by ptxas
+SHORT_COST = 40         # a side this cheap in DARM cycles, all arithmetic, is not worth melding
 _PAIRS_SHOWN = 6        # the alignment remark names this many pairs, then counts the rest
 
 _BARRIERS = {"__syncthreads", "__syncwarp", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
@@ -94,10 +94,10 @@ def plan(site: MeldSite, context: Context) -> Applied | Missed:
         return Missed((_remark(context, site, Kind.MISSED, rules.MELD_UNSUPPORTED, unit.span(condition),
                                reason="the condition declares a variable, which pdcc does not meld",
                                outcome="; the if/else is left as written"),))
-    predicated = _predicated_anyway(lifted)
-    if predicated is not None:
-        return Missed((_remark(context, site, Kind.MISSED, rules.MELD_PREDICATED, unit.span(condition),
-                               then_cost=predicated[0], else_cost=predicated[1]),))
+    short_sides = _too_short(lifted)
+    if short_sides is not None:
+        return Missed((_remark(context, site, Kind.MISSED, rules.MELD_TOO_SHORT, unit.span(condition),
+                               then_cost=short_sides[0], else_cost=short_sides[1]),))
     melder = Melder(unit.analysis(ctype.of_function, site.function.node), _names(unit, site.function))
     try:
         melded = melder.region(lifted)
@@ -133,16 +133,17 @@ def plan(site: MeldSite, context: Context) -> Applied | Missed:
     return Applied(dataclasses.replace(melded.code, comment=summary), "melded", (knob,), (applied, alignment_remark))
 
 
-def _predicated_anyway(statement: ir.If) -> tuple[int, int] | None:
-    """The two sides' costs when both are short arithmetic that ptxas if-converts: no memory access, no
-    loop, no call, at most PREDICATED_COST each (a quantisation diamond: the branch costs nothing to split)."""
+def _too_short(statement: ir.If) -> tuple[int, int] | None:
+    """The two sides' costs when both are short arithmetic: no memory access, loop or call, at most
+    SHORT_COST each. The DCT quantisation diamond melded by hand ran 32 lanes per instruction instead of 21
+    and 38% fewer instructions, in the same time on the H200: the loads and stores around it decide."""
     costs = []
     for side in (statement.then, statement.orelse):
         nodes = list(ir.walk(side))
         if any(isinstance(n, (ir.For, ir.Verbatim, c_ast.FuncCall)) or is_memory(n) for n in nodes):
             return None
         costs.append(cost(side))
-    return (costs[0], costs[1]) if max(costs) <= PREDICATED_COST else None
+    return (costs[0], costs[1]) if max(costs) <= SHORT_COST else None
 
 
 def _threshold(site: MeldSite, context: Context) -> float:
