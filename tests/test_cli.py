@@ -10,6 +10,7 @@ import errno
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -27,9 +28,11 @@ FAKE_NVCC = textwrap.dedent("""\
     #!{python}
     import json, os, signal, sys, time
     record = {{"argv": sys.argv[1:], "inputs": {{}}}}
+    if "-" in sys.argv[1:]:  # standard input, as nvcc reads it under -x cu
+        record["stdin"] = sys.stdin.buffer.read().decode("utf-8", "replace")
     for arg in sys.argv[1:]:
         if arg.endswith(".cu") and os.path.exists(arg):
-            record["inputs"][arg] = open(arg).read()
+            record["inputs"][arg] = open(arg, errors="replace").read()
             if "FAKE_NVCC_TALK" in os.environ:  # nvcc's own messages name the file it was given
                 print(f'1 error detected in the compilation of "{{arg}}".', file=sys.stderr)
                 print(f"nvcc info: compiled {{arg}}")
@@ -476,3 +479,383 @@ def test_diff_of_a_non_ascii_source_to_an_ascii_stdout(project: Path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(b"--- src/kernels.cu\n+++ src/kernels.cu (pdcc)\n@@ -1,")
     assert "// Größe: ½ µs\n".encode() in done.stdout and b"child__pdcc_serial" in done.stdout
+
+
+# ---- issue 12: pdcc in real builds --------------------------------------------------------------------------------
+
+LATIN1_PLAIN = "// Größe in µs\n__global__ void k(int* x) { x[0] = 1; }\n".encode("latin-1")
+
+
+def test_a_latin1_file_without_pragmas_goes_to_nvcc_untouched(project: Path):
+    """issue 12 item 5: it was refused (PDCC301 not UTF-8); nvcc compiles it."""
+    (project / "src" / "latin.cu").write_bytes(LATIN1_PLAIN)
+    done = pdcc("-c", "src/latin.cu", "--auto", "--emit", "out", cwd=project, nvcc=project / "bin/nvcc")
+    assert done.returncode == 0, done.stderr
+    assert nvcc_calls(project)[0]["argv"] == ["-c", "src/latin.cu"]
+    assert (project / "out" / "latin.cu").read_bytes() == LATIN1_PLAIN
+
+
+def test_a_file_that_is_not_utf8_with_a_pragma_gets_a_located_pdcc301(project: Path):
+    (project / "src" / "latin.cu").write_bytes(ANNOTATED.replace("int n = len", "int n = len /* µ */")
+                                               .encode("latin-1"))
+    done = pdcc("-c", "src/latin.cu", cwd=project, nvcc=project / "bin/nvcc")
+    assert done.returncode == 1
+    assert done.stderr.startswith("src/latin.cu:7:18: error[PDCC301]: input file is not UTF-8 text\n"
+                                  "  = help: pdcc reads a file with a pdcc pragma as UTF-8")
+    assert nvcc_calls(project) == []
+
+
+@pytest.mark.nvcc
+def test_real_nvcc_compiles_a_latin1_file_through_pdcc(project: Path):
+    (project / "src" / "latin.cu").write_bytes(LATIN1_PLAIN)
+    done = pdcc("-arch=sm_90", "-c", "src/latin.cu", "-o", "latin.o", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert (project / "latin.o").stat().st_size > 0
+
+
+def pdcc_with_input(*args: str, stdin: bytes, cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    environment = dict(os.environ, PYTHONPATH=str(ROOT), **env)
+    return subprocess.run([sys.executable, "-m", "pragmadp", *args], cwd=cwd, input=stdin, capture_output=True,
+                          env=environment)
+
+
+def test_standard_input_is_read_once_transformed_and_handed_to_nvcc(project: Path):
+    """issue 12 item 5: `-x cu -` was refused."""
+    env = {"PDCC_NVCC": str(project / "bin/nvcc"), "FAKE_NVCC_LOG": str(project / "nvcc.log")}
+    done = pdcc_with_input("-x", "cu", "-c", "-", "-o", "k.o", "-q", stdin=ANNOTATED.encode(), cwd=project, env=env)
+    assert done.returncode == 0, done.stderr
+    (call,) = nvcc_calls(project)
+    assert call["argv"] == ["-x", "cu", "-c", "-", "-o", "k.o", "-rdc=true"]
+    assert call["stdin"].startswith('#line 1 "<stdin>"\n') and "child__pdcc_serial" in call["stdin"]
+    plain = pdcc_with_input("-x", "cu", "-c", "-", stdin=LATIN1_PLAIN, cwd=project, env=env)
+    assert plain.returncode == 0, plain.stderr
+    assert nvcc_calls(project)[-1]["stdin"] == LATIN1_PLAIN.decode("utf-8", "replace")
+
+
+@pytest.mark.nvcc
+def test_real_nvcc_compiles_standard_input_through_pdcc(project: Path):
+    source = ANNOTATED.replace('#include "helper.cuh"', "#define HELPER_VALUE 7")
+    done = pdcc_with_input("-arch=sm_90", "-x", "cu", "-c", "-", "-o", "k.o", "-q", stdin=source.encode(), cwd=project,
+                           env={})
+    assert done.returncode == 0, done.stderr
+    assert (project / "k.o").stat().st_size > 0
+
+
+def test_the_copy_nvcc_compiles_has_the_same_path_in_every_build_and_is_removed(project: Path):
+    """issue 12 item 6: a compiler cache behind pdcc hashes the path it is given; it was a new one every time."""
+    paths = []
+    for _ in range(2):
+        done = pdcc("-c", "src/kernels.cu", "-o", "k.o", "-q", cwd=project, nvcc=project / "bin/nvcc")
+        assert done.returncode == 0, done.stderr
+        (copy,) = [a for a in nvcc_calls(project)[-1]["argv"] if a.endswith("kernels.cu")]
+        paths.append(copy)
+        assert not Path(copy).exists() and not Path(copy).parent.exists()
+    assert paths[0] == paths[1] and paths[0].startswith(f"{tempfile.gettempdir()}/pdcc-{os.getuid()}/")
+    (project / "src" / "kernels.cu").write_text(ANNOTATED.replace("(32)", "(64)"))
+    pdcc("-c", "src/kernels.cu", "-o", "k.o", "-q", cwd=project, nvcc=project / "bin/nvcc")
+    assert [a for a in nvcc_calls(project)[-1]["argv"] if a.endswith("kernels.cu")] != paths[:1], "new text, new path"
+
+
+def test_concurrent_builds_of_one_file_share_its_copy_and_the_last_removes_it(project: Path):
+    running = [subprocess.Popen([sys.executable, "-m", "pragmadp", "-c", "src/kernels.cu", "-o", f"k{i}.o", "-q"],
+                                cwd=project, env=dict(os.environ, PYTHONPATH=str(ROOT),
+                                                      PDCC_NVCC=str(project / "bin/nvcc"), FAKE_NVCC_SLEEP="0.3",
+                                                      FAKE_NVCC_LOG=str(project / "nvcc.log")),
+                                stderr=subprocess.PIPE) for i in range(4)]
+    assert [p.wait(timeout=60) for p in running] == [0] * 4, [p.stderr.read() for p in running if p.stderr]
+    calls = nvcc_calls(project)
+    copies = {a for call in calls for a in call["argv"] if a.endswith("kernels.cu")}
+    assert len(calls) == 4 and len(copies) == 1
+    assert all("child__pdcc_serial" in text for call in calls for text in call["inputs"].values())
+    assert not Path(copies.pop()).parent.exists()
+
+
+@pytest.mark.nvcc
+def test_preprocessed_output_is_the_same_whatever_the_temporary_directory(project: Path):
+    """issue 12 item 6: ccache preprocesses with `-E -o FILE`; the copy's path was in the line markers."""
+    outputs = []
+    for name in ("tmp-a", "tmp-b"):
+        (project / name).mkdir()
+        done = pdcc("-arch=sm_90", "-E", "src/kernels.cu", "-o", f"{name}.ii", "-q", cwd=project,
+                    env={"TMPDIR": str(project / name)})
+        assert done.returncode == 0, done.stderr
+        outputs.append((project / f"{name}.ii").read_text())
+        assert name not in outputs[-1] and "pdcc-" not in outputs[-1]
+    assert outputs[0] == outputs[1]
+    assert '# 1 "src/kernels.cu"' in outputs[0] and "child__pdcc_serial" in outputs[0]
+    to_stdout = pdcc("-arch=sm_90", "-E", "src/kernels.cu", "-q", cwd=project, env={"TMPDIR": str(project / "tmp-a")})
+    assert to_stdout.stdout == outputs[0]
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(shutil.which("ccache") is None, reason="ccache is not installed")
+@pytest.mark.parametrize("style", ["ccache pdcc", "ccache pdcc (preprocessor mode)", "pdcc ccache nvcc"])
+def test_ccache_hits_on_a_rebuild(project: Path, style: str):
+    cache = project / "ccache"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), CCACHE_DIR=str(cache), CCACHE_COMPILERTYPE="nvcc",
+               CCACHE_NODIRECT="1" if "preprocessor" in style else "")
+    pdcc_command = [str(Path(sys.executable).parent / "pdcc")]
+    if not Path(pdcc_command[0]).exists():
+        pytest.skip("no pdcc script beside the test's Python (not an installed environment)")
+    command = ["ccache", *pdcc_command, "-q"] if style.startswith("ccache") else \
+        [*pdcc_command, "-q", "ccache", shutil.which("nvcc") or "nvcc"]
+    for attempt in range(2):
+        (project / "k.o").unlink(missing_ok=True)
+        done = subprocess.run([*command, "-arch=sm_90", "-c", "src/kernels.cu", "-o", "k.o"], cwd=project, env=env,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert (project / "k.o").stat().st_size > 0
+    stats = subprocess.run(["ccache", "--print-stats"], env=env, capture_output=True, text=True).stdout
+    counts = dict(line.split("\t") for line in stats.splitlines() if "\t" in line)
+    hits = int(counts.get("direct_cache_hit", 0)) + int(counts.get("preprocessed_cache_hit", 0))
+    assert hits == 1 and int(counts.get("cache_miss", 0)) == 1, stats
+
+
+def make_pdcc_script(directory: Path) -> Path:
+    """An executable pdcc, as pip installs one (the checkout on its module path)."""
+    script = directory / "pdcc"
+    script.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+                      "from pragmadp.cli import main\nsys.exit(main())\n")
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.parametrize("kind", ["symlink", "wrapper script"])
+def test_an_nvcc_first_on_path_that_is_pdcc_does_not_recurse(project: Path, kind: str):
+    """issue 12 item 7: a symlink named nvcc pointing at pdcc, first on PATH (ccache's masquerade style), recursed
+    until killed; a wrapper script named nvcc that runs pdcc, too."""
+    script = make_pdcc_script(project)  # not on PATH: only the masquerade and the real (stand-in) nvcc are
+    masquerade = project / "masquerade"
+    masquerade.mkdir()
+    if kind == "symlink":
+        (masquerade / "nvcc").symlink_to(script)
+    else:
+        (masquerade / "nvcc").write_text(f"#!/bin/sh\nexec {script} \"$@\"\n")
+        (masquerade / "nvcc").chmod(0o755)
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PDCC_")}
+    env.update(PATH=f"{masquerade}{os.pathsep}{project / 'bin'}{os.pathsep}/usr/bin{os.pathsep}/bin",
+               FAKE_NVCC_LOG=str(project / "nvcc.log"))
+    done = subprocess.run(["nvcc", "-c", "src/kernels.cu", "-o", "k.o", "-q"], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    calls = nvcc_calls(project)
+    assert len(calls) == 1 and any("child__pdcc_serial" in t for t in calls[0]["inputs"].values())
+    env["PATH"] = f"{masquerade}{os.pathsep}/usr/bin{os.pathsep}/bin"   # no nvcc on PATH but pdcc: never a loop
+    alone = subprocess.run(["nvcc", "-c", "src/kernels.cu", "-q"], cwd=project, env=env, capture_output=True,
+                           text=True, timeout=120)
+    assert len(nvcc_calls(project)) == 1 and alone.stderr.count("PDCC302") <= 1   # the toolkit's nvcc, or PDCC302
+
+
+def test_pdcc302_when_every_nvcc_on_path_is_pdcc(project: Path, monkeypatch, capsys):
+    script = make_pdcc_script(project / "bin")
+    (project / "masquerade").mkdir()
+    (project / "masquerade" / "nvcc").symlink_to(script)
+    monkeypatch.chdir(project)
+    monkeypatch.delenv("PDCC_NVCC", raising=False)
+    monkeypatch.setenv("PATH", str(project / "masquerade"))
+    monkeypatch.setattr(sys, "argv", [str(project / "masquerade" / "nvcc")])
+    monkeypatch.setattr(cli, "_toolkit_folders", lambda: [])
+    assert cli.main(["-c", "src/kernels.cu"]) == 1
+    assert capsys.readouterr().err == (
+        f"pdcc: error[PDCC302]: cannot find nvcc: every 'nvcc' on PATH is pdcc itself ({project}/masquerade/nvcc)\n"
+        "  = help: put the real nvcc on PATH after pdcc's, or set PDCC_NVCC to it\n")
+
+
+def test_without_nvcc_anywhere_pdcc302_says_where_it_looked(project: Path, monkeypatch, capsys):
+    monkeypatch.chdir(project)
+    for name in ("PDCC_NVCC", "PDCC_CONFIG", "CUDA_PATH", "CUDA_HOME", "CUDAToolkit_ROOT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PATH", str(project / "src"))
+    monkeypatch.setattr(cli, "_toolkit_folders", lambda: ["/usr/local/cuda/bin"])
+    monkeypatch.setattr(os.path, "isfile", lambda path: False)
+    assert cli.main(["--version"]) == 1
+    assert capsys.readouterr().err == (
+        "pdcc: error[PDCC302]: cannot find nvcc: not on PATH, nor in /usr/local/cuda/bin\n"
+        "  = help: put the CUDA toolkit's bin folder on PATH, or set PDCC_NVCC (or CUDA_PATH) to it\n")
+
+
+def test_nvcc_off_path_is_found_in_the_toolkit_folders(project: Path):
+    toolkit = project / "cuda"
+    (toolkit / "bin").mkdir(parents=True)
+    (project / "bin" / "nvcc").rename(toolkit / "bin" / "nvcc")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PDCC_")}
+    env.update(PATH=f"/usr/bin{os.pathsep}/bin", CUDA_PATH=str(toolkit), FAKE_NVCC_LOG=str(project / "nvcc.log"),
+               PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-m", "pragmadp", "-c", "src/plain.cu"], cwd=project, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert nvcc_calls(project)[0]["argv"] == ["-c", "src/plain.cu"]
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+def test_cmake_configures_with_pdcc_when_nvcc_is_off_path(project: Path):
+    """issue 12 item 8: CMake's compiler identification failed with an unrelated message; CMake finds the toolkit
+    off PATH, and so does pdcc now."""
+    nvcc_path = Path(shutil.which("nvcc") or "")
+    toolkit = nvcc_path.resolve().parent.parent
+    (project / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(t LANGUAGES CUDA)\n"
+                                            "add_library(k OBJECT src/kernels.cu)\n")
+    script = make_pdcc_script(project / "bin")
+    (project / "bin" / "nvcc").unlink()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PDCC_")}
+    env.update(PATH=f"{project / 'bin'}{os.pathsep}/usr/bin{os.pathsep}/bin", CUDA_PATH=str(toolkit))
+    done = subprocess.run(["cmake", "-S", ".", "-B", "build", f"-DCMAKE_CUDA_COMPILER={script}",
+                           "-DCMAKE_CUDA_ARCHITECTURES=90"], cwd=project, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "The CUDA compiler identification is NVIDIA" in done.stdout
+    built = subprocess.run(["cmake", "--build", "build"], cwd=project, env=env, capture_output=True, text=True)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert "added -rdc=true" in built.stdout + built.stderr   # PDCC700, with how to link such objects
+
+
+def test_pdcc700_is_shown_at_compile_with_how_to_link_and_not_with_q(project: Path):
+    """issue 12 item 9: pdcc added -rdc=true at -c silently."""
+    done = pdcc("-c", "src/kernels.cu", "-o", "k.o", cwd=project, nvcc=project / "bin/nvcc")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith(
+        "src/kernels.cu:1:1: remark: added -rdc=true: this code launches kernels from the device [PDCC700]\n"
+        "  = help: objects compiled with -rdc=true need a device link: link with nvcc -rdc=true, or add an "
+        "'nvcc -dlink' step (CMake: CUDA_SEPARABLE_COMPILATION ON)")
+    linked = pdcc("src/kernels.cu", "-o", "app", cwd=project, nvcc=project / "bin/nvcc")
+    assert "remark: added -rdc=true -lcudadevrt: this code launches kernels from the device [PDCC700]\n" \
+           "pdcc optimization remarks" in linked.stderr                # nvcc device-links: nothing more to say
+    quiet = pdcc("-c", "src/kernels.cu", "-o", "k.o", "-q", cwd=project, nvcc=project / "bin/nvcc")
+    assert quiet.stderr == ""
+
+
+RDC_OBJECT_C = "void __cudaRegisterLinkedBinary_0123_k_cu(void); void f(void) { __cudaRegisterLinkedBinary_0123_k_cu(); }\n"
+DLINK_OBJECT_C = "void __cudaRegisterLinkedBinary_0123_k_cu(void) {}\n"
+
+
+def c_object(project: Path, name: str, text: str) -> str:
+    (project / f"{name}.c").write_text(text)
+    compiled = subprocess.run(["cc", "-c", f"{name}.c", "-o", f"{name}.o"], cwd=project, capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr
+    return f"{name}.o"
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+def test_a_link_of_relocatable_device_code_without_a_device_link_is_a_pdcc_error(project: Path):
+    """issue 12 item 9: the link failed on `undefined reference to __cudaRegisterLinkedBinary_...`."""
+    rdc = c_object(project, "k", RDC_OBJECT_C)
+    assert cli.linked_binary_symbols(str(project / rdc)) == [("__cudaRegisterLinkedBinary_0123_k_cu", False)]
+    done = pdcc(rdc, "-o", "app", cwd=project, nvcc=project / "bin/nvcc")
+    assert done.returncode == 1 and nvcc_calls(project) == []
+    assert done.stderr.startswith(
+        "pdcc: error[PDCC307]: 'k.o' holds relocatable device code (compiled with -rdc=true: pdcc adds it where the "
+        "code launches kernels from the device), but this link does not link device code\n"
+        "  = help: add -rdc=true to this command")
+    for good in ([rdc, "-rdc=true"], [rdc, c_object(project, "dlink", DLINK_OBJECT_C)], ["-dlink", rdc], [rdc, "-c"]):
+        done = pdcc(*good, "-o", "out", cwd=project, nvcc=project / "bin/nvcc")
+        assert done.returncode == 0, (good, done.stderr)
+
+
+@pytest.mark.nvcc
+def test_real_nvcc_link_of_an_rdc_object_without_rdc(project: Path):
+    assert pdcc("-arch=sm_90", "-c", "src/kernels.cu", "-o", "k.o", "-q", cwd=project).returncode == 0
+    (project / "main.cu").write_text("int main() { return 0; }\n")
+    assert pdcc("-arch=sm_90", "-c", "main.cu", "-o", "main.o", "-q", cwd=project).returncode == 0
+    done = pdcc("-arch=sm_90", "k.o", "main.o", "-o", "app", cwd=project)
+    assert done.returncode == 1 and "error[PDCC307]: 'k.o' holds relocatable device code" in done.stderr
+    assert "__cudaRegisterLinkedBinary" not in done.stderr.split("= help:")[0] and not (project / "app").exists()
+    done = pdcc("-arch=sm_90", "-rdc=true", "k.o", "main.o", "-o", "app", cwd=project)
+    assert done.returncode == 0, done.stderr
+
+
+UNDEFINED_VALUE = ANNOTATED.replace("threshold(32)", "threshold(N_UNDEFINED)")
+
+
+@pytest.mark.nvcc
+def test_an_nvcc_error_in_generated_code_points_at_the_pragma(project: Path):
+    """issue 12 item 10: it pointed at a line past the end of the user's file."""
+    (project / "src" / "kernels.cu").write_text(UNDEFINED_VALUE)
+    done = pdcc("-arch=sm_90", "-c", "src/kernels.cu", "-o", "k.o", "-q", cwd=project)
+    assert done.returncode != 0
+    assert 'src/kernels.cu(8): error: identifier "N_UNDEFINED" is undefined' in done.stderr
+    assert "src/kernels.cu:8:1: error[PDCC308]: nvcc's error above is in the code pdcc wrote for this pragma's site\n" \
+           "  #pragma dp threshold(N_UNDEFINED)\n  ^~~~" in done.stderr
+    assert "PDCC_THRESHOLD_parent_0" in done.stderr and "pdcc-" not in done.stderr
+    lines = [int(n) for n in re.findall(r"src/kernels\.cu\((\d+)\)", done.stderr)]
+    assert lines and max(lines) <= len(UNDEFINED_VALUE.splitlines())
+
+
+def test_generated_diagnostics_are_pointed_at_the_site_user_code_is_left_alone(project: Path):
+    from pragmadp import pipeline
+    (project / "src" / "kernels.cu").write_text(UNDEFINED_VALUE + "__global__ void later(int* x) { x[0] = nope; }\n")
+    result = pipeline.transform_path(str(project / "src" / "kernels.cu"), "src/kernels.cu")
+    guard = next(index for index, line in enumerate(result.text.split("\n")) if "PDCC_THRESHOLD_parent_0) {" in line)
+    labels = result._output_lines
+    nvcc_text = (f"src/kernels.cu({labels[guard][0]}): error: identifier \"N_UNDEFINED\" is undefined\n"
+                 "      if (pdcc_n >= N_UNDEFINED) {\n                    ^\n\n"
+                 "src/kernels.cu(11): error: identifier \"nope\" is undefined\n"
+                 "  __attribute__((global)) void later(int* x) { x[0] = nope; }\n\n"
+                 "2 errors detected in the compilation of \"src/kernels.cu\".\n")
+    text, notes = cli.locate_generated_diagnostics(nvcc_text, [result])
+    assert text.startswith("src/kernels.cu(8): error: identifier \"N_UNDEFINED\"")
+    assert "src/kernels.cu(11): error: identifier \"nope\"" in text
+    assert [(n.rule.id, n.location.line) for n in notes] == [("PDCC308", 8)]
+
+
+def test_rpass_options_print_matching_remarks_compiler_style(project: Path):
+    done = pdcc("-c", "src/kernels.cu", "-Rpass=thresh", "-Rpass-analysis=PDCC501", "-q", cwd=project,
+                nvcc=project / "bin/nvcc")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "src/kernels.cu:9:3: remark: launch of 'child' runs serially in the parent thread below "
+        "PDCC_THRESHOLD_parent_0 (= 32) child threads [PDCC500]",
+        "src/kernels.cu:9:11: remark: child-thread count n from the ceiling division (N + b - 1)/b [PDCC501]"]
+    assert not any(a.startswith("-R") for a in nvcc_calls(project)[0]["argv"])
+    bad = pdcc("-c", "src/kernels.cu", "-Rpass-missed=[", cwd=project, nvcc=project / "bin/nvcc")
+    assert bad.returncode == 2 and "error[PDCC303]: -Rpass-missed=[ is not a regular expression" in bad.stderr
+
+
+def test_werror_missed_fails_before_compiling_and_not_without_a_missed_site(project: Path):
+    (project / "src" / "kernels.cu").write_text(ANNOTATED.replace("__global__ void child(int* x, int n) {",
+                                                                  "__global__ void child(int* x, int n) {\n"
+                                                                  "  __syncthreads();"))
+    done = pdcc("-c", "src/kernels.cu", "-o", "k.o", "--Werror-missed", "-q", cwd=project, nvcc=project / "bin/nvcc")
+    assert done.returncode == 1 and nvcc_calls(project) == []
+    assert "src/kernels.cu:9:12: error[PDCC510]: child 'child' synchronises its threads" in done.stderr
+    assert done.stderr.endswith("pdcc: error[PDCC309]: 1 missed remark(s) with --Werror-missed: nothing was compiled\n"
+                                "  = help: each is shown above with its reason; change the code or the pragma, or "
+                                "drop --Werror-missed\n")
+    (project / "src" / "kernels.cu").write_text(ANNOTATED)
+    assert pdcc("-c", "src/kernels.cu", "--Werror-missed", "-q", cwd=project,
+                nvcc=project / "bin/nvcc").returncode == 0
+
+
+def test_explain(project: Path):
+    done = pdcc("--explain", "PDCC307", cwd=project)
+    assert done.returncode == 0 and done.stdout.startswith("PDCC307 link-without-device-link (error)\n\n")
+    assert "CUDA_SEPARABLE_COMPILATION ON" in done.stdout and "messages:" in done.stdout
+    assert pdcc("--explain=500", cwd=project).stdout.startswith("PDCC500 threshold-applied (remark)\n")
+    every = pdcc("--explain", "all", cwd=project).stdout.splitlines()
+    assert len(every) >= 50 and every[0].startswith("PDCC100  pragma-syntax (error): ")
+    unknown = pdcc("--explain", "PDCC5000", cwd=project)
+    assert unknown.returncode == 2 and "error[PDCC303]: --explain PDCC5000: no rule has this id" in unknown.stderr
+
+
+def test_report_dir_writes_one_unit_per_input_and_pdcc_report_merges_them(project: Path):
+    from pragmadp.report import collect
+    (project / "src" / "second.cu").write_text(ANNOTATED.replace("parent", "parent2").replace("child", "child2"))
+    for name in ("kernels", "second", "plain"):
+        done = pdcc("-c", f"src/{name}.cu", "--report-dir", "reports", "-q", cwd=project, nvcc=project / "bin/nvcc")
+        assert done.returncode == 0, done.stderr
+    units = collect.read_units(str(project / "reports"))
+    assert sorted(Path(unit.path).name for unit in units) == ["kernels.cu", "plain.cu", "second.cu"]
+    kernels = next(unit for unit in units if unit.source == "src/kernels.cu")
+    assert "PDCC500" in {remark.rule.id for remark in kernels.remarks}
+    merged = pdcc("report", "reports", "-o", "review.md", cwd=project)
+    assert merged.returncode == 0, merged.stderr
+    assert "kernels.cu" in (project / "review.md").read_text()
+    unwritable = pdcc("-c", "src/kernels.cu", "--report-dir", "src/kernels.cu/x", cwd=project,
+                      nvcc=project / "bin/nvcc")
+    assert unwritable.returncode == 1 and "error[PDCC304]: cannot write unit reports into" in unwritable.stderr
+    assert len(nvcc_calls(project)) == 3
+
+
+def test_pdcc_version_carries_a_fingerprint_of_the_code(project: Path):
+    done = pdcc("--pdcc-version", cwd=project)
+    assert re.fullmatch(r"pdcc \d+\.\d+\.\d+ \(code [0-9a-f]{16}\)\n", done.stdout)
+    assert cli.fingerprint() in done.stdout
