@@ -34,7 +34,7 @@ $(BUILD)/site/.installed:
 	$(PYTHON) -m pip install -q --no-index --no-deps --no-compile --target $(BUILD)/site $(WHEELS)/*.whl
 	touch $@
 
-$(VENV)/.installed: setup.cfg pyproject.toml
+$(VENV)/.installed: setup.cfg setup.py pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
 	$(VENV)/bin/python -m pip install -q -e '.[test]'
