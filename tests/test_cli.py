@@ -859,3 +859,49 @@ def test_pdcc_version_carries_a_fingerprint_of_the_code(project: Path):
     done = pdcc("--pdcc-version", cwd=project)
     assert re.fullmatch(r"pdcc \d+\.\d+\.\d+ \(code [0-9a-f]{16}\)\n", done.stdout)
     assert cli.fingerprint() in done.stdout
+
+
+CMAKE_PROJECT = {
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.18)\nproject(demo LANGUAGES CUDA)\n"
+                      "add_executable(demo main.cu k1.cu k2.cu)\n"
+                      "set_target_properties(demo PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_ARCHITECTURES 90)\n",
+    "k1.cu": ANNOTATED.replace('#include "helper.cuh"', "#define HELPER_VALUE 7"),
+    "k2.cu": ANNOTATED.replace('#include "helper.cuh"', "#define HELPER_VALUE 7").replace("parent", "parent2")
+                      .replace("child", "child2").replace("threshold(32)", "consldt(block) threshold(16)"),
+    "main.cu": "__global__ void parent(int*, const int*);\n__global__ void parent2(int*, const int*);\n"
+               "int main() { parent<<<1, 1>>>(nullptr, nullptr); parent2<<<1, 1>>>(nullptr, nullptr); return 0; }\n",
+}
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(shutil.which("ccache") is None or shutil.which("cmake") is None, reason="needs ccache and cmake")
+def test_a_cmake_project_rebuilt_through_pdcc_and_ccache_is_all_hits(tmp_path: Path):
+    """issue 12's acceptance: three .cu files, CMake with pdcc as the compiler and ccache as the launcher; after a
+    clean, the second build is 100% cache hits (ccache -s)."""
+    for name, text in CMAKE_PROJECT.items():
+        (tmp_path / name).write_text(text)
+    script = make_pdcc_script(tmp_path)
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PDCC_", "CCACHE_"))}
+    env.update(CCACHE_DIR=str(tmp_path / "ccache"), CCACHE_COMPILERTYPE="nvcc", PDCC_QUIET="1",
+               CCACHE_COMPILERCHECK="%compiler% --pdcc-version; %compiler% --version")
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    configured = subprocess.run(["cmake", "-S", ".", "-B", "build", *generator, f"-DCMAKE_CUDA_COMPILER={script}",
+                                 "-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"], cwd=tmp_path, env=env, capture_output=True,
+                                text=True)
+    assert configured.returncode == 0, configured.stdout + configured.stderr
+
+    def build_and_count() -> dict[str, int]:
+        subprocess.run(["ccache", "--zero-stats"], env=env, capture_output=True, check=True)
+        built = subprocess.run(["cmake", "--build", "build", "--clean-first"], cwd=tmp_path, env=env,
+                               capture_output=True, text=True)
+        assert built.returncode == 0, built.stdout + built.stderr
+        assert (tmp_path / "build" / "demo").exists()
+        stats = subprocess.run(["ccache", "--print-stats"], env=env, capture_output=True, text=True).stdout
+        counts = {key: int(value) for key, value in (line.split("\t") for line in stats.splitlines() if "\t" in line)}
+        shown = subprocess.run(["ccache", "-s"], env=env, capture_output=True, text=True).stdout
+        print(shown)  # what `ccache -s` shows, in the test's output
+        return {"hits": counts.get("direct_cache_hit", 0) + counts.get("preprocessed_cache_hit", 0),
+                "misses": counts.get("cache_miss", 0)}
+
+    assert build_and_count() == {"hits": 0, "misses": 3}
+    assert build_and_count() == {"hits": 3, "misses": 0}
