@@ -31,6 +31,8 @@ PDCC_PRAGMA = re.compile(r"\s*#\s*pragma\s+(dp|meld)\b")
 
 
 class Refused(Exception):
+    """The if/else holds something melding must not move or merge; `rule` and `reason` make the remark."""
+
     def __init__(self, rule: Rule, reason: str):
         super().__init__(reason)
         self.rule, self.reason = rule, reason
@@ -116,7 +118,8 @@ class Melder:
             if inner.stats.aligned:
                 orelse = list(inner.code.items)
                 while orelse and isinstance(orelse[0], ir.Declaration) and orelse[0].type == "const bool" and \
-                        orelse[0].init is not None and _harmless(orelse[0].init):
+                        orelse[0].name.startswith("pdcc_then") and orelse[0].init is not None and \
+                        _harmless(orelse[0].init):
                     heads.append(orelse.pop(0))   # evaluated where the chain evaluates it, before any body
                 stats.statements = _count(then) + inner.stats.statements   # the `if` of the chain is not one
                 stats.pairs += inner.stats.pairs
