@@ -967,16 +967,19 @@ def heatmap_svg(sweep: Sweep, site: str) -> str | None:
         elif key not in cells:
             cells[key] = (None, outcome.status != "ok")
     cell_w, cell_h, left, top = 64, 30, 120, 46
-    width = left + cell_w * len(xs) + 20
-    height = top + cell_h * len(ys) + 44
+    title = f"{site}: speed-up over the default configuration"
+    axes_line = f"x: {xknob.macro}" + (f"   y: {yknob.macro}" if yknob else "")
+    legend = "green faster, red slower, grey x: invalid; dashed: default, blue: best"
+    # text is about 7 pixels a character at these sizes
+    width = max(left + cell_w * len(xs) + 20, 20 + 8 * len(title), 20 + 7 * max(len(axes_line), len(legend)))
+    height = top + cell_h * len(ys) + 62
     best = sweep.best()
     best_values = best.assignment if best is not None else {}
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" font-family="system-ui, sans-serif" font-size="11">',
              f'<rect width="{width}" height="{height}" fill="white"/>',
-             _text(left, 16, f"{site}: speed-up over the default configuration", "start", ' font-weight="600" font-size="13"'),
-             _text(left, 32, f"x: {xknob.macro}" + (f"   y: {yknob.macro}" if yknob else ""), "start",
-                   ' fill="#57606a"')]
+             _text(10, 16, title, "start", ' font-weight="600" font-size="13"'),
+             _text(10, 32, axes_line, "start", ' fill="#57606a"')]
     for row, yvalue in enumerate(ys):
         y = top + row * cell_h
         if yknob is not None:
@@ -1006,6 +1009,7 @@ def heatmap_svg(sweep: Sweep, site: str) -> str | None:
         parts.append(_text(left + column * cell_w + cell_w / 2, top + len(ys) * cell_h + 16, xvalue))
     parts.append(_text(left + len(xs) * cell_w / 2, top + len(ys) * cell_h + 34, xknob.short, "middle",
                        ' fill="#57606a"'))
+    parts.append(_text(10, top + len(ys) * cell_h + 52, legend, "start", ' fill="#57606a"'))
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -160,6 +161,51 @@ def test_budget_stops_the_sweep_cleanly(project: Path, monkeypatch: pytest.Monke
     assert len(cut) <= 1 and all(p["median_ms"] is None for p in cut)
     assert data["best"] is not None and data["best"]["index"] in [p["index"] for p in data["points"]
                                                                   if p["status"] == "ok"]
+
+
+def test_a_command_past_its_timeout_is_stopped(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_SLEEP", "20")
+    started = time.monotonic()
+    assert tune_main("--site", "a_0", "--knob", "PDCC_THRESHOLD_a_0=128,256", "--knob", "PDCC_COARSEN_a_0=1",
+                     "--timeout", "0.5s") == 1
+    assert time.monotonic() - started < 10
+    data = results(project)
+    assert [p["status"] for p in data["points"]] == ["timeout", "timeout"] and data["stopped"] is None
+    assert "over 0.5 s" in data["points"][0]["detail"]
+
+
+def test_ctrl_c_stops_the_sweep_and_reports_what_finished(project: Path) -> None:
+    python = sys.executable
+    env = {**os.environ, "FAKE_SLEEP": "0.6", "PYTHONPATH": str(Path(tune.__file__).parent.parent)}
+    tuner = subprocess.Popen([python, "-m", "pragmadp.tune", "--report", "report.json", "--build",
+                              f"{python} fake.py build", "--run", f"{python} fake.py run", "--repeat", "1",
+                              "--devices", "0", "--out", "out", *SMALL], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (project / "out" / "logs" / "point-0001.log").exists():
+        time.sleep(0.05)
+    tuner.send_signal(signal.SIGINT)
+    _, err = tuner.communicate(timeout=30)
+    assert tuner.returncode == 0, err   # the default configuration finished: a valid point
+    data = results(project)
+    assert data["stopped"] == "interrupted" and 2 <= data["points_finished"] < 8
+    assert "stopped (interrupted)" in err
+
+
+def test_cancel_stops_the_running_command() -> None:
+    session = tune.Session(None)
+    finished: list[tune.Finished] = []
+    thread = threading.Thread(target=lambda: finished.append(
+        session.shell("sleep 30; echo never", dict(os.environ), ".", 60)))
+    started = time.monotonic()
+    thread.start()
+    while not session.running and time.monotonic() - started < 10:
+        time.sleep(0.01)
+    session.cancel()
+    thread.join(10)
+    assert finished and finished[0].stopped == "cancelled" and "never" not in finished[0].stdout
+    assert time.monotonic() - started < 10 and session.spent()
+    assert session.shell("echo late", {}, ".", 5).stopped == "cancelled"   # nothing starts after
 
 
 def test_a_build_that_does_not_run_pdcc_is_not_timed(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -399,28 +445,46 @@ __global__ void parent(int* out, int n) {
 """
 
 
+# What cli.py is to do with the two variables, as a shell script in front of pdcc: the test of the contract
+# itself, until cli.py does it (then the same test runs on pdcc alone).
+CONTRACT = """#!/bin/sh
+if [ -n "$PDCC_TUNE_RECEIPT" ]; then printf '%s\\t%s\\n' "$PDCC_TUNE_FLAGS" "$*" >> "$PDCC_TUNE_RECEIPT"; fi
+eval "exec '{pdcc}' \\"\\$@\\" $PDCC_TUNE_FLAGS"
+"""
+
+
 @pytest.mark.nvcc
-def test_through_pdcc_preprocessing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("compiler", ["contract", "pdcc"])
+def test_through_pdcc_preprocessing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compiler: str) -> None:
     """pdcc -E with PDCC_TUNE_FLAGS: the threshold the preprocessed program compares with is the point's."""
-    cli = (Path(tune.__file__).parent / "cli.py").read_text()
-    if "PDCC_TUNE_FLAGS" not in cli:
-        pytest.skip("cli.py does not read PDCC_TUNE_FLAGS yet (the lead wires it)")
     pdcc = Path(sys.executable).parent / "pdcc"
     if shutil.which("nvcc") is None or not pdcc.exists():
         pytest.skip("needs nvcc and the venv's pdcc")
+    if compiler == "pdcc" and "PDCC_TUNE_FLAGS" not in (Path(tune.__file__).parent / "cli.py").read_text():
+        pytest.skip("cli.py does not read PDCC_TUNE_FLAGS yet (the lead wires it)")
     monkeypatch.chdir(tmp_path)
     (tmp_path / "k.cu").write_text(SOURCE)
     done = subprocess.run([str(pdcc), "--report", "report.json", "-E", "k.cu", "-o", "k.ii"], capture_output=True,
                           text=True)
     assert done.returncode == 0, done.stderr
-    # "run": the threshold the preprocessed code compares with, as a time (512 fastest)
+    command = str(pdcc)
+    if compiler == "contract":
+        wrapper = tmp_path / "pdcc-tuned"
+        wrapper.write_text(CONTRACT.replace("{pdcc}", str(pdcc)))
+        wrapper.chmod(0o755)
+        command = str(wrapper)
+    # "run": the threshold the preprocessed site compares with, as a time (512 fastest)
     (tmp_path / "run.py").write_text(
-        "import re, json\ntext = open('k.ii').read()\n"
-        "t = int(re.search(r'<\\s*\\(?\\s*(\\d+)\\b', text[text.index('parent'):]).group(1))\n"
-        "print(json.dumps({'median_ms': abs(t - 512) + 1.0, 'correct': True}))\n")
-    status = tune.main(["--report", "report.json", "--build", f"{pdcc} -E k.cu -o k.ii", "--run",
+        "import re, json\n"
+        "threshold = int(re.search(r'pdcc_n >= (\\d+)', open('k.ii').read()).group(1))\n"
+        "print(json.dumps({'median_ms': abs(threshold - 512) + 1.0, 'correct': True}))\n")
+    status = tune.main(["--report", "report.json", "--build", f"{command} -E k.cu -o k.ii", "--run",
                         f"{sys.executable} run.py", "--repeat", "1", "--devices", "0", "--out", "out",
                         "--knob", "PDCC_THRESHOLD_parent_0=64,512"])
     data = json.loads((tmp_path / "out" / "tune.json").read_text())
     assert status == 0, data["points"]
-    assert data["best"]["flags"] == ["-DPDCC_THRESHOLD_parent_0=512"] and data["best"]["median_ms"] == 1.0
+    assert [(p["label"], p["median_ms"]) for p in data["points"]] == \
+        [("default", 385.0), ("parent_0 threshold=64", 449.0), ("parent_0 threshold=512", 1.0)]
+    assert data["best"]["flags"] == ["-DPDCC_THRESHOLD_parent_0=512"]
+    receipt = (tmp_path / "out" / "logs" / "point-0002.receipt").read_text()
+    assert receipt.startswith("-DPDCC_THRESHOLD_parent_0=512\t")
