@@ -599,4 +599,166 @@ __device__ auto direct_launch(Kernel kernel, Fallback fallback, Once... once) {
 }
 #endif  // PDCC_RT_NO_DEVICE_RUNTIME
 
+#ifndef PDCC_RT_NO_DEVICE_RUNTIME
+// --- consolidation of recursive kernels (seed 003) -------------------------------------------------
+// A kernel that launches itself with `#pragma dp consldt(...)` on that launch runs level by level. Level 0
+// is the grid the program launched; instead of launching, a thread appends its work item (a Record: the
+// launch's arguments that vary, its grid and block) to the WorkQueue of the next level; when the last
+// block of a level is done, it tail-launches (cudaStreamTailLaunch) the consumer of the next level, whose
+// threads run the child's body for every item: a thread per item (items of one thread) or a block per
+// item, looping over the item's grid and block. A tail launch starts once its grid and all that grid's
+// children are done and holds no pending launch of the levels before, so the recursion may go as deep as
+// it likes (no device synchronization anywhere). The queue of a level is one of two, by the level's
+// parity: level L runs the items of queue L & 1 and appends to queue (L + 1) & 1; its last block empties
+// queue L & 1 for level L + 1 to append to. An item that does not fit is launched directly (checked,
+// retried), as a grid of the same level: its items join the next level too, and the next level's
+// consumer, which starts after every grid of this level, strides over all of them.
+
+enum Granularity : unsigned { kWarpGroups, kBlockGroups, kGridGroup };
+
+// Where a grid of a consolidated kernel stands: level `index` runs the first `items` items of queue
+// index & 1 (none at level 0), and its appends beyond `capacity` items are launched directly.
+struct Level {
+  unsigned index;
+  unsigned long long items;
+  unsigned long long capacity;
+};
+
+// (x, y, z) of a linear index that may pass 2^32 (blocks of a large item's grid).
+__device__ __forceinline__ uint3 unflatten_wide(unsigned long long index, dim3 extent) {
+  const unsigned long long plane = (unsigned long long)extent.x * extent.y;
+  return make_uint3((unsigned)(index % extent.x), (unsigned)(index / extent.x % extent.y), (unsigned)(index / plane));
+}
+
+// Every thread of an item's launch, `first`, `first + stride`, ... of its grid x block threads in the
+// hardware's order: `item(level, block, thread, grid, blockDim, the child's arguments...)`, the child's body.
+template <typename Record, typename Item, typename... Once>
+__device__ __forceinline__ void run_item(const Level& level, const Record& r, unsigned first, unsigned stride, Item item,
+                                         const Once&... once) {
+  const unsigned long long threads = record_threads(r);
+  const unsigned long long total = (unsigned long long)r.grid.x * r.grid.y * r.grid.z * threads;
+  for (unsigned long long k = first; k < total; k += stride) {
+    const uint3 block = unflatten_wide(k / threads, r.grid), thread = unflatten((unsigned)(k % threads), r.block);
+    pdcc::call_with_arguments([&](const auto&... arguments) { item(level, block, thread, r.grid, r.block, arguments...); },
+                              r, once...);
+  }
+}
+
+// A grid of one item, launched on its own: `kernel<<<grid, block>>>(level, arguments...)`, retried with
+// doubling back-off while the pending-launch pool drains; past kLaunchRetryLimitNs per wait __trap()
+// stops the program loudly rather than losing work.
+template <typename Kernel, typename... Arguments>
+__device__ void launch_item(Kernel kernel, const Level& level, dim3 grid, dim3 block, const Arguments&... arguments) {
+  (void)cudaGetLastError();
+  kernel<<<grid, block>>>(level, arguments...);
+  for (unsigned wait = 64; cudaGetLastError() != cudaSuccess; wait *= 2) {
+    if (wait > kLaunchRetryLimitNs) __trap();
+    __nanosleep(wait);
+    kernel<<<grid, block>>>(level, arguments...);
+  }
+}
+
+// What a consolidated kernel's last block hands to level_done: `launch(blocks, threads, level)`, the
+// consumer of the next level as a tail launch, returning the launch's cudaGetLastError().
+template <typename Kernel, typename... Once>
+__device__ auto level_launch(Kernel kernel, Once... once) {
+  return [=](unsigned blocks, unsigned threads, const Level& level) {
+    kernel<<<blocks, threads, 0, cudaStreamTailLaunch>>>(level, once...);
+    return cudaGetLastError();
+  };
+}
+
+constexpr unsigned long long kMaxGridBlocks = 0x7fffffffull;  // gridDim.x
+
+// One consolidated kernel's device memory: two queues of items (a zero-initialised __device__ variable;
+// two recursions of the same kernel must not run at once). `Bytes` in all, half per queue; `PerGroup`
+// items per warp, block or grid (G) of the appending grid and level (0: as many as a queue holds);
+// `ThreadPerItem`: a consumer thread runs a whole item, else a consumer block does.
+template <typename Record, unsigned long long Bytes, unsigned G, unsigned long long PerGroup, bool ThreadPerItem>
+struct WorkQueue {
+  static constexpr unsigned long long kItems = Bytes / 2ull / sizeof(Record);  // per level
+  static_assert(kItems > 0, "the work queue cannot hold one item per level: raise its PDCC_POOL_BYTES");
+
+  unsigned long long count[2];  // items appended to each queue; those past its capacity were launched directly
+  unsigned blocks_done;         // blocks of the running level that are done
+  alignas(128) unsigned char storage[2][kItems * sizeof(Record)];
+
+  __device__ Record* items(unsigned parity) { return reinterpret_cast<Record*>(storage[parity]); }
+
+  // Items a level may append when it runs as `blocks` blocks of `threads` threads.
+  __device__ static unsigned long long capacity(unsigned long long blocks, unsigned threads) {
+    const unsigned long long groups = G == kGridGroup ? 1ull : G == kBlockGroups ? blocks : blocks * ((threads + 31u) / 32u);
+    return PerGroup && PerGroup * groups < kItems ? PerGroup * groups : kItems;
+  }
+
+  // Level 0: the grid the program launched (called in its threads).
+  __device__ static Level first_level() { return {0u, 0ull, capacity(grid_blocks(), block_threads())}; }
+
+  // At the site, in place of the launch `direct<<<grid, block>>>(level, arguments...)`: the item goes to
+  // the next level's queue, or, when that is full, is launched directly. Warp and block groups take
+  // their slots with one atomic for the lanes that append together.
+  template <typename Kernel, typename... Arguments>
+  __device__ void append(const Level& level, Kernel direct, dim3 grid, dim3 block, const Arguments&... arguments) {
+    const unsigned parity = (level.index + 1u) & 1u;
+    unsigned long long slot;
+    if (G == kGridGroup) {
+      slot = atomicAdd(&count[parity], 1ull);
+    } else {
+      const unsigned lanes = __activemask(), leader = __ffs(lanes) - 1u, lane = linear_thread() & 31u;
+      unsigned long long first = 0ull;
+      if (lane == leader) first = atomicAdd(&count[parity], (unsigned long long)__popc(lanes));
+      slot = __shfl_sync(lanes, first, leader) + __popc(lanes & ((1u << lane) - 1u));
+    }
+    if (slot < level.capacity)
+      ::new (items(parity) + slot) Record(grid, block, arguments...);
+    else  // the queue is full: this item runs as a grid of its own, at this level
+      pdcc::launch_item(direct, level, grid, block, arguments...);
+  }
+
+  // The consumer of a level: every item of its queue through `item` (the child's body), `once...` the
+  // arguments the items share. A consumer thread runs a whole item, or a consumer block does.
+  template <typename Item, typename... Once>
+  __device__ void run_level(const Level& level, Item item, const Once&... once) {
+    const unsigned parity = level.index & 1u;
+    const unsigned long long stored = count[parity] < level.items ? count[parity] : level.items;
+    const Record* run = items(parity);
+    if (ThreadPerItem) {
+      for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < stored;
+           i += (unsigned long long)gridDim.x * blockDim.x)
+        pdcc::run_item(level, run[i], 0u, 1u, item, once...);
+    } else {
+      for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x)
+        pdcc::run_item(level, run[i], threadIdx.x, blockDim.x, item, once...);
+    }
+  }
+
+  // Called by every thread of a level's grid when it is done: the level's last block empties the queue
+  // the level ran and, when the level appended anything, tail-launches the next level's consumer with
+  // `blocks` blocks (0: enough for its items) of `threads` threads. A failed tail launch is retried with
+  // back-off; past kLaunchRetryLimitNs per wait __trap() stops the program rather than losing work.
+  template <typename Launch>
+  __device__ void level_done(const Level& level, unsigned threads, unsigned blocks, Launch launch) {
+    __syncthreads();
+    if (linear_thread() != 0u) return;
+    __threadfence();
+    if (atomicAdd(&blocks_done, 1u) != grid_blocks() - 1u) return;
+    __threadfence();  // acquire: the appends of every other block of the level
+    blocks_done = 0u;
+    count[level.index & 1u] = 0ull;  // its items are run: the queue takes the appends of the next level
+    const unsigned long long appended = *(volatile unsigned long long*)&count[(level.index + 1u) & 1u];
+    if (appended == 0ull) return;  // nothing appended: the recursion is over
+    const unsigned long long stored = appended < level.capacity ? appended : level.capacity;
+    unsigned long long wanted = blocks ? blocks : ThreadPerItem ? (stored + threads - 1u) / threads : stored;
+    wanted = wanted < 1ull ? 1ull : wanted < kMaxGridBlocks ? wanted : kMaxGridBlocks;  // grids this level
+                                                                                      // launched directly may add items
+    const Level next = {level.index + 1u, level.capacity, capacity(wanted, threads)};
+    (void)cudaGetLastError();
+    for (unsigned wait = 64; launch((unsigned)wanted, threads, next) != cudaSuccess; wait *= 2) {
+      if (wait > kLaunchRetryLimitNs) __trap();
+      __nanosleep(wait);
+    }
+  }
+};
+#endif  // PDCC_RT_NO_DEVICE_RUNTIME
+
 }  // namespace pdcc
