@@ -735,14 +735,18 @@ def stable_copy(original: str, data: bytes) -> Iterator[str]:
                 continue  # another pdcc removed the folder between our mkdir and open: make it again
             raise PdccError.at(rules.OUTPUT_FAILED, Location(original, 1, 1), "temporary-copy", input=original,
                                directory=str(base / key), reason=exc.strerror or str(exc)) from exc
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        target = folder / name
+        fcntl.flock(lock, fcntl.LOCK_SH)  # compilers of the same copy share it
         if _still_there(lock, folder / ".lock"):
-            break
+            if _holds(target, data):
+                break
+            fcntl.flock(lock, fcntl.LOCK_EX)  # to write it (the shared lock is given up meanwhile)
+            if _still_there(lock, folder / ".lock"):
+                break
         os.close(lock)  # the last user removed the folder while we waited: start over
-    target = folder / name
     try:
         try:
-            if not (target.is_file() and target.read_bytes() == data):
+            if not _holds(target, data):
                 partial = folder / f".{name}.{os.getpid()}"
                 partial.write_bytes(data)
                 os.replace(partial, target)
@@ -779,6 +783,13 @@ def _private_directory() -> Path:
     if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.getuid() or status.st_mode & 0o077:
         raise OSError(errno.EPERM, f"'{base}' is not a private directory of this user")
     return base
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
 
 
 def _still_there(descriptor: int, path: Path) -> bool:
