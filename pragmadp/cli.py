@@ -236,7 +236,10 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:1] == ["report"]:  # `pdcc report DIR -o FILE`: merge a build's unit reports
             from pragmadp.report import command
             return command.main(argv[1:])
-        return _main(argv, err)
+        if argv[:1] == ["tune"]:  # `pdcc tune ...`: sweep a report's knobs on the GPU
+            from pragmadp import tune
+            return tune.main(argv[1:])
+        return _main([*argv, *_tune_flags(argv)], err)
     except KeyboardInterrupt:  # Ctrl-C: quiet, like nvcc; the temporary copies are already removed
         return INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - a bug in pdcc outside any one input's passes
@@ -274,6 +277,25 @@ def _main(argv: list[str], err: Console) -> int:
 
 
 INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
+
+
+def _tune_flags(argv: list[str]) -> list[str]:
+    """`pdcc tune` rebuilds the user's program with each sweep point's `-D` flags in PDCC_TUNE_FLAGS: pdcc
+    takes them as if they ended its command line (it reads the meld thresholds itself; nvcc gets them too).
+    Queries are left alone."""
+    flags = os.environ.get("PDCC_TUNE_FLAGS", "")
+    if not flags.strip() or any(a in ("--version", "--pdcc-version", "--help", "-h") for a in argv):
+        return []
+    return shlex.split(flags)
+
+
+def _tune_receipt(inputs: list[str]) -> None:
+    """One line in PDCC_TUNE_RECEIPT per compile that took PDCC_TUNE_FLAGS, so `pdcc tune` knows the point
+    was really rebuilt (a build that finds nothing to do would time a stale program)."""
+    receipt, flags = os.environ.get("PDCC_TUNE_RECEIPT"), os.environ.get("PDCC_TUNE_FLAGS", "").strip()
+    if receipt and flags and inputs:
+        with open(receipt, "a", encoding="utf-8") as out:
+            out.write(f"{flags}\t{' '.join(inputs)}\n")
 
 
 def fingerprint() -> str:
@@ -428,6 +450,8 @@ class Build:
                 argv, replaced = self._nvcc_arguments(cleanup, extra)
                 self._say_device_runtime_flags()
                 status = self._run_nvcc(argv, replaced)
+            if status == 0:
+                _tune_receipt([unit.path for unit in self.inputs])
         except PdccError as exc:
             self._error(exc.remark)
             self._report()
