@@ -6,7 +6,7 @@
 // Build: nvcc -arch=sm_90 -O3 -rdc=true -I samples/common samples/descendants/descendants_dp.cu -lcudadevrt
 #include "descendants.cuh"
 
-// nvcc does not know '#pragma dp' (pdcc reads it and comments it out).
+// nvcc does not know the dp pragma below (warning 20199); pdcc reads it and comments it out.
 #pragma nv_diag_suppress 20199
 
 // Thread i handles child i of `node`.

@@ -5,7 +5,7 @@
 // Build: nvcc -arch=sm_90 -O3 -rdc=true -I samples/common samples/mandelbrot/mandelbrot_dp.cu -lcudadevrt
 #include "mandelbrot.cuh"
 
-// nvcc does not know '#pragma dp' (pdcc reads it and comments it out).
+// nvcc does not know the dp pragma below (warning 20199); pdcc reads it and comments it out.
 #pragma nv_diag_suppress 20199
 
 using mandelbrot::kBlock;

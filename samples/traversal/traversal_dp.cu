@@ -5,7 +5,7 @@
 // Build: nvcc -arch=sm_90 -O3 -rdc=true -I samples/common samples/traversal/traversal_dp.cu -lcudadevrt
 #include "traversal.cuh"
 
-// nvcc does not know '#pragma dp' (pdcc reads it and comments it out).
+// nvcc does not know the dp pragma below (warning 20199); pdcc reads it and comments it out.
 #pragma nv_diag_suppress 20199
 
 // Thread i handles neighbour i of v, which was reached at depth dv.
