@@ -21,12 +21,12 @@ from pragmadp.directives import Directive
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark
 from pragmadp.source import EditBuffer, Generated, Rope, Span
-from pragmadp.transforms import aggregate, coarsen, meld, threshold
+from pragmadp.transforms import aggregate, coarsen, consolidate, meld, threshold
 from pragmadp.transforms import child as children
 from pragmadp.transforms import site as sites
 from pragmadp.transforms.base import Applied, Context, SitePlan
 
-PASSES = (threshold, coarsen, aggregate)
+PASSES = (threshold, coarsen, aggregate, consolidate)
 
 
 @dataclass
@@ -135,13 +135,14 @@ def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:
     """The statement that replaces the site's launch, or None when no pass applies."""
     directive = site.directive
     served = tuple(p.CLAUSE for p in PASSES)
+    settings = _SETTINGS + (consolidate.SETTINGS if consolidate.recursive(site) else ())
     for clause in directive.clauses:
-        if not isinstance(clause, served) and clause.name not in _SETTINGS:
+        if not isinstance(clause, served) and clause.name not in settings:
             context.pass_name = clause.name
             result.remarks.append(context.remark(Kind.MISSED, rules.CLAUSE_NOT_SUPPORTED, clause.span,
                                                  construct=f"clause '{clause.name}'", clause=clause.name,
                                                  outcome="the launch is left as written for it"))
-    passes = [p for p in PASSES if directive.clause(p.CLAUSE) is not None]
+    passes = [p for p in PASSES if directive.clause(p.CLAUSE) is not None and _serves(p, site)]
     if not passes:
         return None
     context.pass_name = passes[0].NAME
@@ -181,6 +182,13 @@ def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:
     code = sites.safe(code)
     assert isinstance(code, ir.Block)   # safe() expands the launches inside the block, keeping the block
     return dataclasses.replace(code, comment=f"pdcc: site {site.name}: {', '.join(plan.applied)}")
+
+
+def _serves(pass_, site: Site) -> bool:
+    """`consldt` on a launch of a kernel by itself is consolidation (seed 003), on any other launch aggregation."""
+    if pass_ in (aggregate, consolidate):
+        return (pass_ is consolidate) == consolidate.recursive(site)
+    return True
 
 
 def _kernels_running(unit: Unit, function: Function) -> list[Function]:

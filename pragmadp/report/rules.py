@@ -225,6 +225,31 @@ AGGREGATE_STORAGE = Rule("PDCC561", "aggregate-storage", "Device memory reserved
                          "takes {wanted}, of {fields} arguments plus grid and block, at run time, up to its share of the "
                          "pool; a record that does not fit launches directly{malloc}")
 
+# --- consolidate pass (PDCC57x) -----------------------------------------------------------------
+CONSOLIDATE_APPLIED = Rule("PDCC570", "consolidate-applied",
+                           "The launches of a kernel by itself become work items, run level by level by consumer "
+                           "grids that tail-launch one another.",
+                           "launches of '{kernel}' by itself consolidated per {granularity}: each becomes a work "
+                           "item ({fields}) of the next level, run {mapping} by a consumer of {threads_macro} threads "
+                           "per block; each level's last block tail-launches the next{shared}")
+CONSOLIDATE_STORAGE = Rule("PDCC571", "consolidate-storage", "Device memory reserved for a consolidated kernel's work "
+                           "items.",
+                           "work queue of '{kernel}': {pool_macro} (= {pool_mib} MiB) reserved on the device, half for "
+                           "the items of the level that runs, half for those it appends; a level holds {per_level}; an "
+                           "item that does not fit is launched directly")
+CONSOLIDATE_POST_WORK = Rule("PDCC572", "consolidate-post-work",
+                             "Work after a recursive launch reads what the launched grids write: without device "
+                             "synchronization it cannot wait for them.",
+                             "this reads '{name}', which the launch of '{kernel}' at line {launch_line} writes in the "
+                             "grids it starts; without device synchronization (gone on sm_90) it cannot wait for them, "
+                             "so it runs before them; the launches of '{kernel}' are not consolidated")
+CONSOLIDATE_REFUSED = Rule("PDCC573", "consolidate-recursion-refused",
+                           "A recursion is consolidated whole or not at all, and another launch of the kernel stops it.",
+                           "{reason}; the launches of '{kernel}' are not consolidated")
+CONSOLIDATE_CLAUSE_UNUSED = Rule("PDCC574", "consolidate-clause-unused",
+                                 "A clause of a consolidated launch that changes nothing there.",
+                                 "'{clause}' changes nothing here: {why}")
+
 # --- clauses whose transformation does not exist yet (PDCC6xx) -------------------------------
 CLAUSE_NOT_SUPPORTED = Rule("PDCC600", "clause-not-supported-yet",
                             "The clause parses but its transformation is not implemented yet; the launch is left as written.",

@@ -293,17 +293,37 @@ class ThreadFunction(AfterChild):
         unit = context.unit
         body = self.child.function.body
         assert body is not None   # `find` takes only a child with a body
-        renames = []
-        for node in walk(body):
-            if node.type == "identifier" and unit.text(node) in BUILTINS:
-                renames.append((node.start_byte, node.end_byte, BUILTINS[unit.text(node)]))
-            elif node.type == "preproc_call" and node in unit.pdcc_pragmas:
-                renames.append((node.start_byte, node.start_byte, "// pdcc: "))
+        renames = [(node.start_byte, node.end_byte, BUILTINS[unit.text(node)]) for node in walk(body)
+                   if node.type == "identifier" and unit.text(node) in BUILTINS]
         return (ir.Function("static __device__", self.symbol,
                             ("const uint3 pdcc_blockIdx", "const uint3 pdcc_threadIdx", "const dim3 pdcc_gridDim",
                              "const dim3 pdcc_blockDim", *self.child.declarations),
-                            ir.Verbatim(Span(body.start_byte, body.end_byte), unit.text(body), tuple(sorted(renames))),
+                            ir.Verbatim(Span(body.start_byte, body.end_byte), unit.text(body),
+                                        tuple(sorted(renames + commented_pragmas(unit, body)))),
                             self.child.template, f"the body of '{self.child.name}' for one (block, thread), built-ins passed in"),)
+
+
+def commented_pragmas(unit: Unit, body: Node) -> list[tuple[int, int, str]]:
+    """`// pdcc: ` before each pdcc pragma of a body pdcc copies: the copy must not apply them again."""
+    return [(node.start_byte, node.start_byte, "// pdcc: ") for node in walk(body)
+            if node.type == "preproc_call" and node in unit.pdcc_pragmas]
+
+
+def outline_in_place(context: Context, function: Function, name: str) -> None:
+    """Turns kernel `function` into `static __device__ void NAME(...)` where it stands, the user's body
+    and lines kept, for a kernel pdcc writes after it (with the kernel's name and bounds) to call."""
+    unit = context.unit
+    is_static = any(unit.text(n) == "static" for n in function.node.children if n.type == "storage_class_specifier")
+    for node in function.node.children:
+        if unit.text(node) == "__global__":
+            context.edit(unit.span(node), "__device__" if is_static else "static __device__")
+    bounds = next((n for n in function.node.children if n.type == "launch_bounds"), None)
+    if bounds is not None:
+        context.edit(unit.span(bounds), "")
+    declarator = function.parameters.parent if function.parameters is not None else None
+    assert declarator is not None   # a kernel that launches has a parameter list
+    context.edit(unit.span(required(declarator, "declarator")), name)
+    context.wrapped.add(function.node)
 
 
 def thread_call(context: Context, child: Child, site: Site, block: ir.Expr, thread: ir.Expr, grid: ir.Expr,

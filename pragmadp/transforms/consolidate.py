@@ -1,0 +1,534 @@
+"""Consolidation of recursive kernels (seed 003): a kernel that launches itself runs level by level.
+
+For a kernel annotated at its own launch (the seed's form is accepted as it is)
+
+    __global__ void walk(const int* child_ptr, int* depth, int node) {
+      ...
+      if (n > 0) {
+        #pragma dp consldt(block) buffer(default, 256) work(c)
+        walk<<<(n + 127) / 128, 128>>>(child_ptr, depth, c);
+      }
+    }
+
+a thread no longer launches: it appends its work item (the arguments that vary, here `c`, with the
+launch's grid and block) to the queue of the next level, `pdcc_queue_walk.append(level, ...)`. `walk`
+as the program launches it becomes a wrapper that runs the body where it stands (now
+`walk__pdcc_body`) as level 0; its last block to finish tail-launches `walk__pdcc_level`, the consumer of
+level 1, whose threads run `walk__pdcc_item` (the body again, its built-ins parameters named as the
+built-ins, the sites rewritten the same way) for every (block, thread) of every item: a thread per item
+when the launch is `<<<1, 1>>>`, else a block per item. Each consumer's last block tail-launches the
+next level until one appends nothing. A tail launch starts once its grid and that grid's children are
+done and keeps no launch of the levels before pending, so the recursion may be as deep as it likes
+without device synchronization. An item that does not fit the queue is launched directly
+(`walk__pdcc_direct`, checked and retried). The protocol is `pdcc::WorkQueue` in the runtime header.
+
+A recursion is consolidated whole or not at all: every launch of the kernel from the device must be one
+of its own consolidated launches. Work after a launch that reads what the launched grids write
+(post-work) cannot wait for them without synchronization: a missed remark points at it and the
+launches stay as written. Children that cooperate (barriers, shared memory, warp intrinsics,
+cooperative groups) are not consolidated: an item's threads do not run as the blocks they were
+launched as.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass, field
+
+from pragmadp import ir
+from pragmadp.analysis import writes
+from pragmadp.cgen import printer, templates
+from pragmadp.cuda.frontend import Function, Node, Site, Unit, required, walk
+from pragmadp.directives import AggThreshold, Blocks, Buffer, Consolidate, Threads, Value, Work
+from pragmadp.report import rules
+from pragmadp.report.remarks import Kind, Remark, Rule
+from pragmadp.source import Span
+from pragmadp.transforms import child as children
+from pragmadp.transforms import site as sites
+from pragmadp.transforms.aggregate import RUNTIME_HEADER, parameter_type
+from pragmadp.transforms.base import Applied, Context, Missed, SitePlan
+from pragmadp.transforms.coarsen import MAX_THREADS, launch_bounds
+
+NAME = "consolidate"
+CLAUSE = Consolidate
+SETTINGS = ("threads", "blocks")  # clauses only this pass reads (besides buffer and work, which aggregation reads too)
+RULES = (rules.CONSOLIDATE_APPLIED, rules.CONSOLIDATE_STORAGE, rules.CONSOLIDATE_POST_WORK, rules.CONSOLIDATE_REFUSED,
+         rules.CONSOLIDATE_CLAUSE_UNUSED)
+DEFAULT_POOL_BYTES = 64 << 20
+DEFAULT_THREADS = 256
+_GROUPS = {"warp": "pdcc::kWarpGroups", "block": "pdcc::kBlockGroups", "grid": "pdcc::kGridGroup"}
+_NOT_AS_LAUNCHED = " (a consolidated item's threads do not run together as the blocks and warps it was launched as)"
+_REFUSED = {rules.CHILD_BARRIER: _NOT_AS_LAUNCHED, rules.CHILD_SHARED: _NOT_AS_LAUNCHED, rules.CHILD_WARP: _NOT_AS_LAUNCHED,
+            rules.CHILD_COOPERATIVE: _NOT_AS_LAUNCHED, rules.CHILD_ASM: "", rules.CHILD_HIDDEN_BUILTINS: "",
+            rules.CHILD_LAUNCHES: ""}
+_OUTCOME = "; the launches are left as written"
+# Statements and expressions under which a launch may not run: the recursion has a way to end.
+_CONDITIONAL = {"if_statement", "for_statement", "for_range_loop", "while_statement", "do_statement", "switch_statement",
+                "case_statement", "conditional_expression", "try_statement", "lambda_expression"}
+_LOOPS = {"for_statement", "for_range_loop", "while_statement", "do_statement"}
+_EXITS = {"return_statement", "goto_statement", "throw_statement"}
+_ADDRESSING = {"subscript_expression", "field_expression", "pointer_expression", "parenthesized_expression",
+               "cast_expression"}
+
+_APPEND = "{queue}.append({level}, {direct}, {arguments});"
+_FIRST_LEVEL = "{queue}.first_level()"
+_LEVEL_DONE = "{queue}.level_done({level}, {threads}, {blocks}, pdcc::level_launch({consumer}, {once}));"
+_WRAPPER = """\
+{
+  {body};
+  {done};
+}"""
+_CONSUMER = """\
+{
+  {queue}.run_level(pdcc_level, {item}, {once});
+  {done};
+}"""
+_DIRECT = """\
+{
+  {item}(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, {arguments});
+}"""
+
+
+def recursive(site: Site) -> bool:
+    """Whether the site launches the kernel it is in: consolidation's to serve, not aggregation's."""
+    return site.parent.is_kernel and site.launch.kernel_name == site.parent.name
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why a site, or the whole recursion, is not consolidated: a missed remark's rule, place and arguments."""
+
+    rule: Rule
+    span: Span | None     # None: at each site's consldt clause
+    args: dict
+    line: int             # the line it is about, for the other sites' remarks
+
+
+@dataclass
+class Recursion:
+    """A kernel with consolidated launches of itself: what its sites share."""
+
+    function: Function
+    child: children.Child                 # the kernel as the child of its own launches
+    sites: list[Site]                     # its consldt launches of itself, in source order
+    problems: dict[Node | None, Problem]  # by site statement; None: a problem of the whole recursion
+    uniform: tuple[int, ...] = ()         # parameters every launch passes on unchanged: not stored per item
+    thread_per_item: bool = False         # every launch is <<<1, 1>>>: a consumer thread runs a whole item
+    copies: dict[Node, ir.Stmt] = field(default_factory=dict)  # site statement -> its code in the body's copy
+
+    @property
+    def first(self) -> str:
+        """The site whose knobs configure the queue and the consumer."""
+        return self.sites[0].name
+
+    @property
+    def queue(self) -> ir.Expr:
+        return ir.name(f"pdcc_queue_{self.function.name}")
+
+    def symbol(self, suffix: str) -> str:
+        return f"{self.function.name}__pdcc_{suffix}"
+
+
+def plan(plan: SitePlan, context: Context) -> Applied | Missed:
+    """Turns the site's launch into an append to the next level's queue, or says why not."""
+    site, unit = plan.site, context.unit
+    clause = plan.clause(Consolidate)
+    recursion = _recursion(context, plan.child, site.parent)
+    problem = recursion.problems.get(None) or recursion.problems.get(site.launch.statement)
+    if problem is not None:
+        return Missed((context.remark(Kind.MISSED, problem.rule, problem.span or clause.span, **problem.args),))
+    if recursion.problems:  # another site stops the recursion
+        other = min(recursion.problems.values(), key=lambda p: p.line)
+        return Missed((context.remark(Kind.MISSED, rules.CONSOLIDATE_REFUSED, clause.span, kernel=recursion.function.name,
+                                      reason=f"a recursion is consolidated whole or not at all, and the launch of "
+                                             f"'{recursion.function.name}' at line {other.line} cannot be"),))
+    first = site is recursion.sites[0]
+    knobs = _knobs(context, recursion) if first else ()
+    granularity = clause.granularity
+    summary = f"consolidated per {granularity}"
+    level = templates.expression(_FIRST_LEVEL, queue=recursion.queue)
+    code = _append(plan, recursion, level)
+    copied = dataclasses.replace(_append(plan, recursion, ir.name("pdcc_level")),
+                                 comment=f"pdcc: site {site.name}: {', '.join([*plan.applied, summary])}")
+    recursion.copies[site.launch.statement] = copied
+    varying = [p.name for i, p in enumerate(plan.child.parameters) if i not in recursion.uniform]
+    remarks = [context.remark(Kind.APPLIED, rules.CONSOLIDATE_APPLIED, unit.span(site.launch.call),
+                              kernel=recursion.function.name, granularity=granularity,
+                              fields=", ".join(varying) or "no argument", varying_arguments=varying,
+                              mapping="a thread per item" if recursion.thread_per_item else "a block per item",
+                              threads_macro=f"PDCC_THREADS_{recursion.first}",
+                              shared="" if first else f"; it shares the queue and consumer of site {recursion.first}")]
+    if first:
+        remarks.append(_storage_remark(context, recursion, clause.span))
+    remarks += _unused_clauses(context, plan, recursion, first)
+    return Applied(code, summary, knobs, tuple(remarks))
+
+
+def _append(plan: SitePlan, recursion: Recursion, level: ir.Expr) -> ir.Stmt:
+    """The site's code: the launch's configuration and arguments evaluated as before, then the append."""
+    def append(node: ir.Stmt) -> ir.Stmt | None:
+        if not isinstance(node, ir.Launch):
+            return None
+        return templates.statement(_APPEND, queue=recursion.queue, level=level, direct=ir.name(recursion.symbol("direct")),
+                                   arguments=[sites.GRID, sites.BLOCK, *plan.arguments])
+    return ir.transform(plan.code, append)
+
+
+def _knobs(context: Context, recursion: Recursion) -> tuple[ir.Knob, ...]:
+    """The queue's and the consumer's knobs, named after the first site, with the first site's clauses."""
+    site = recursion.sites[0]
+    s, directive = site.name, site.directive
+    buffer, threads, blocks = directive.clause(Buffer), directive.clause(Threads), directive.clause(Blocks)
+    capacity = buffer.capacity if buffer is not None else None
+    block_size = site.launch.config[1]
+    default_threads = str(DEFAULT_THREADS) if recursion.thread_per_item or block_size.type != "number_literal" \
+        else context.unit.text(block_size)
+    written: list[tuple[ir.Knob, Value | None]] = [
+        (ir.Knob(f"PDCC_POOL_BYTES_{s}", str(DEFAULT_POOL_BYTES), "pool_bytes", (1 << 16, 1 << 40)), None),
+        (ir.Knob(f"PDCC_BUFFER_{s}", capacity.text if capacity is not None else "0", "buffer", (0, 1 << 24)), capacity),
+        (ir.Knob(f"PDCC_THREADS_{s}", threads.expression if threads else default_threads, "threads", (1, MAX_THREADS)),
+         Value(threads.expression, threads.span) if threads else None),
+        (ir.Knob(f"PDCC_BLOCKS_{s}", blocks.expression if blocks else "0", "blocks", (0, (1 << 31) - 1)),
+         Value(blocks.expression, blocks.span) if blocks else None)]
+    context.include(RUNTIME_HEADER, "the device runtime")  # first: a kernel at the top of the file has its knobs there
+    knobs = tuple(context.knob(recursion.function, knob, value) for knob, value in written)
+    context.after_sites(functools.partial(_build, recursion=recursion))
+    return knobs
+
+
+def _storage_remark(context: Context, recursion: Recursion, span: Span) -> Remark:
+    site = recursion.sites[0]
+    clause = site.directive.clause(Consolidate)
+    assert clause is not None   # a consolidated site
+    per_group = {"warp": "warp", "block": "block", "grid": "grid"}[clause.granularity]
+    buffer = site.directive.clause(Buffer)
+    per_level = f"PDCC_BUFFER_{site.name} (= {buffer.capacity.text}) items per {per_group} of the appending grid, " \
+                "at most half the pool" if buffer is not None and buffer.capacity is not None else "half the pool"
+    return context.remark(Kind.ANALYSIS, rules.CONSOLIDATE_STORAGE, span, kernel=recursion.function.name,
+                          pool_macro=f"PDCC_POOL_BYTES_{site.name}", pool_mib=DEFAULT_POOL_BYTES >> 20,
+                          per_level=per_level, pool_bytes=DEFAULT_POOL_BYTES,
+                          malloc=" (buffer(malloc) is served from the pool too)"
+                          if buffer is not None and buffer.kind == "malloc" else "")
+
+
+def _unused_clauses(context: Context, plan: SitePlan, recursion: Recursion, first: bool) -> list[Remark]:
+    """Remarks for the clauses of this site that change nothing: work names no argument mentions, the
+    configuration of a later site (the first one's configures the recursion), agg_threshold."""
+    directive, launch, unit = plan.site.directive, plan.site.launch, context.unit
+    remarks = []
+    work = directive.clause(Work)
+    mentioned = {unit.text(n) for a in launch.arguments for n in walk(a) if n.type == "identifier"}
+    if work is not None:
+        remarks += [context.remark(Kind.ANALYSIS, rules.CONSOLIDATE_CLAUSE_UNUSED, work.span, clause=f"work({name})",
+                                   why=f"no argument of the launch mentions '{name}'; a work item holds the arguments "
+                                       "that vary") for name in work.names if name not in mentioned]
+    settings = [c for c in (directive.clause(Buffer), directive.clause(Threads), directive.clause(Blocks)) if c]
+    for setting in settings if not first else ():
+        remarks.append(context.remark(Kind.ANALYSIS, rules.CONSOLIDATE_CLAUSE_UNUSED, setting.span, clause=setting.name,
+                                      why=f"the queue and the consumer of '{recursion.function.name}' are configured "
+                                          f"at site {recursion.first}, the first of its launches"))
+    threshold = directive.clause(AggThreshold)
+    if threshold is not None:
+        remarks.append(context.remark(Kind.MISSED, rules.CLAUSE_NOT_SUPPORTED, threshold.span,
+                                      construct="'agg_threshold' on a consolidated launch", clause=threshold.name,
+                                      outcome="the items are consolidated whatever their number"))
+    return remarks
+
+
+# --- which recursions can be consolidated ------------------------------------------------------------
+
+def _recursion(context: Context, child: children.Child, function: Function) -> Recursion:
+    """The kernel's recursion, looked at once for all its sites."""
+    recursions: dict[Node, Recursion] = context.state.setdefault(NAME, {})
+    if function.node not in recursions:
+        unit = context.unit
+        found = sorted((s for s in unit.sites if s.parent.node == function.node and recursive(s)
+                        and s.directive.clause(Consolidate) is not None), key=lambda s: s.launch.statement.start_byte)
+        recursion = Recursion(function, child, found, {})
+        recursion.problems = _problems(context, child, recursion)
+        if not recursion.problems:
+            recursion.uniform = _uniform(unit, child, recursion)
+            recursion.thread_per_item = all(unit.text(s.launch.config[0]) == unit.text(s.launch.config[1]) == "1"
+                                            for s in found)
+        recursions[function.node] = recursion
+    return recursions[function.node]
+
+
+def _problems(context: Context, child: children.Child, recursion: Recursion) -> dict[Node | None, Problem]:
+    """What stops the whole recursion (key None) or one of its sites."""
+    problems: dict[Node | None, Problem] = {}
+    whole = _recursion_problem(context, child, recursion)
+    if whole is not None:
+        problems[None] = whole
+    written = _written_through(context.unit, recursion.function)
+    for site in recursion.sites:
+        problem = _site_problem(context, recursion, site, written)
+        if problem is not None:
+            problems[site.launch.statement] = problem
+    return problems
+
+
+def _why_not(rule: Rule, kernel: str, reason: str, line: int) -> Problem:
+    """A problem said by a rule whose message is `{reason}{outcome}`, at the consldt clause."""
+    return Problem(rule, None, dict(kernel=kernel, reason=reason, outcome=_OUTCOME, line=line), line)
+
+
+def _recursion_problem(context: Context, child: children.Child, recursion: Recursion) -> Problem | None:
+    """What stops every site: the kernel's body or signature, or a launch of it that is not consolidated."""
+    unit, function = context.unit, recursion.function
+    name, line = function.name, unit.source.line_of(function.node.start_byte)
+    obstacle = next((o for o in child.obstacles if o.rule in _REFUSED), None)
+    if obstacle is not None:
+        reason, at = children.obstacle_reason(unit, obstacle, recursion.sites[0])
+        return _why_not(obstacle.rule, name, reason + _REFUSED[obstacle.rule], at)
+    if function.template_parameters is not None:
+        return _why_not(rules.CHILD_UNSUPPORTED, name, f"'{name}' is a template, whose work queue would be one per "
+                        "instantiation (not written by pdcc yet)", line)
+    if any(p.name.endswith("...") for p in child.parameters):
+        return _why_not(rules.CHILD_UNSUPPORTED, name, f"'{name}' has a parameter pack, which a work item cannot hold",
+                        line)
+    declarator = function.parameters.parent if function.parameters is not None else None
+    if declarator is not None and required(declarator, "declarator").type != "identifier":
+        return _why_not(rules.CHILD_UNSUPPORTED, name, f"'{name}' is defined outside its namespace or class, where "
+                        "pdcc cannot add the kernels that run its levels", line)
+    consolidated = {s.launch.statement for s in recursion.sites}
+    for launch in unit.device_launches_of(name):
+        if launch.statement in consolidated:
+            continue
+        at = unit.source.line_of(launch.statement.start_byte)
+        if launch.enclosing is not None and launch.enclosing.node == function.node:
+            reason = f"the launch of '{name}' at line {at} has no consldt(...), and a recursion is consolidated " \
+                     "whole or not at all"
+        else:
+            caller = launch.enclosing.name if launch.enclosing else "file scope"
+            reason = f"'{caller}' launches '{name}' too (line {at}), and two recursions of it would share one work queue"
+        return Problem(rules.CONSOLIDATE_REFUSED, None, dict(kernel=name, reason=reason, line=at), at)
+    return None
+
+
+def _site_problem(context: Context, recursion: Recursion, site: Site, written: frozenset[str]) -> Problem | None:
+    """What stops one site: a granularity or configuration a work item cannot keep, no base case, post-work."""
+    unit, launch, name = context.unit, site.launch, recursion.function.name
+    line = unit.source.line_of(launch.statement.start_byte)
+    clause = site.directive.clause(Consolidate)
+    assert clause is not None   # a consolidated site
+    if clause.granularity not in _GROUPS:
+        return Problem(rules.CLAUSE_NOT_SUPPORTED, None, dict(construct=f"consolidation per {clause.granularity}",
+                       clause=clause.name, outcome="use warp, block or grid; the launches are left as written"), line)
+    if len(launch.config) > 2:
+        return _why_not(rules.CHILD_UNSUPPORTED, name, "the launch names dynamic shared memory or a stream, which a "
+                        "work item does not keep", line)
+    if len(launch.arguments) > len(children.parameters(unit, site.parent) or ()):
+        return _why_not(rules.CHILD_UNSUPPORTED, name, f"the launch passes more arguments than '{name}' takes", line)
+    if _unconditional(unit, recursion.function, launch.statement):
+        return _why_not(rules.CHILD_RECURSIVE, name, f"'{name}' launches itself at line {line} on every path (no "
+                        "condition and no return before it): a recursion without a base case, which consolidation "
+                        "would run level after level without end", line)
+    post = _post_work(unit, recursion, site, written)
+    if post is not None:
+        statement, read = post
+        return Problem(rules.CONSOLIDATE_POST_WORK, unit.span(statement), dict(kernel=name, name=read, launch_line=line),
+                       unit.source.line_of(statement.start_byte))
+    return None
+
+
+def _unconditional(unit: Unit, function: Function, statement: Node) -> bool:
+    """Whether every thread that starts the kernel reaches the launch: no branch or loop around it (a
+    pragma between `if (...)` and the launch cuts the if for the parser, not for the compiler), no
+    return or goto before it."""
+    node = statement.parent
+    while node is not None and node != function.body:
+        if node.type in _CONDITIONAL:
+            return False
+        node = node.parent
+    before = statement.prev_named_sibling
+    while before is not None and before.type in ("preproc_call", "comment"):
+        before = before.prev_named_sibling
+    if before is not None and before.type in _CONDITIONAL and before.end_byte > 0:
+        body = before.child_by_field_name("consequence") or before.child_by_field_name("body")
+        if body is None or body.start_byte == body.end_byte:
+            return False
+    assert function.body is not None   # a kernel that launches
+    return not any(n.type in _EXITS and n.start_byte < statement.start_byte for n in walk(function.body))
+
+
+def _base(node: Node | None) -> str | None:
+    """The variable an address is formed from: `depth` in `depth[c]`, `&depth[c]`, `p->x`, `*(q + 1)`."""
+    while node is not None and node.type != "identifier":
+        if node.type in _ADDRESSING:
+            node = node.child_by_field_name("argument") or node.child_by_field_name("value") or node.named_child(0)
+        elif node.type == "binary_expression":
+            node = node.child_by_field_name("left")
+        else:
+            return None
+    return node.text.decode() if node is not None and node.text is not None else None
+
+
+def _written_through(unit: Unit, function: Function) -> frozenset[str]:
+    """The variables through which the kernel writes memory (`depth[c] = ...`, `*p += 1`, `atomicAdd(&n[i], 1)`):
+    what a grid it launches may write, seen from the launching thread."""
+    assert function.body is not None   # a kernel that launches
+    names = set()
+    for node in walk(function.body):
+        target = None
+        if node.type == "assignment_expression":
+            target = node.child_by_field_name("left")
+        elif node.type == "update_expression":
+            target = node.child_by_field_name("argument")
+        elif node.type == "call_expression" and unit.text(required(node, "function")).startswith("atomic"):
+            arguments = node.child_by_field_name("arguments")
+            target = arguments.named_child(0) if arguments is not None and arguments.named_child_count else None
+            names.add(_base(target) or "")
+            continue
+        if target is not None and target.type != "identifier":
+            names.add(_base(target) or "")
+    return frozenset(names - {""})
+
+
+def _post_work(unit: Unit, recursion: Recursion, site: Site, written: frozenset[str]) -> tuple[Node, str] | None:
+    """The first statement that may run after the site's launch in the launching thread (after it in its
+    blocks, or anywhere in a loop around it) and reads a variable the kernel writes through, and the name."""
+    launches = {s.launch.statement for s in recursion.sites}
+    node = site.launch.statement
+    while node != recursion.function.body and node.parent is not None:
+        parent = node.parent
+        if parent.type in _LOOPS:
+            later = [parent]
+        elif parent.type == "compound_statement":
+            later = [s for s in parent.named_children if s.start_byte >= node.end_byte]
+        else:
+            later = []
+        for statement in later:
+            read = _first_read(unit, statement, written, launches)
+            if read is not None:
+                return read
+        node = parent
+    return None
+
+
+def _first_read(unit: Unit, statement: Node, written: frozenset[str], skipped: set[Node]) -> tuple[Node, str] | None:
+    """The innermost statement of `statement` that reads a name of `written` (not only storing through it),
+    outside the `skipped` statements (the recursive launches), and the name."""
+    for node in walk(statement):
+        if node.type != "identifier" or unit.text(node) not in written or _stored_through(unit, node):
+            continue
+        inner: Node | None = node
+        while inner is not None and not (inner.type.endswith("statement") or inner.type == "declaration"):
+            inner = inner.parent
+        if inner is not None and not any(s.start_byte <= node.start_byte < s.end_byte for s in skipped):
+            return inner, unit.text(node)
+    return None
+
+
+def _stored_through(unit: Unit, identifier: Node) -> bool:
+    """`depth[c] = v`, `p->x = v`, `*p = v`: the name only addresses what a plain assignment stores."""
+    child, parent = identifier, identifier.parent
+    while parent is not None and parent.type in _ADDRESSING and parent.child_by_field_name("argument") == child:
+        child, parent = parent, parent.parent
+    return parent is not None and parent.type == "assignment_expression" and child != identifier \
+        and parent.child_by_field_name("left") == child and unit.text(required(parent, "operator")) == "="
+
+
+def _uniform(unit: Unit, child: children.Child, recursion: Recursion) -> tuple[int, ...]:
+    """Parameters that every site passes on as they are (and the kernel never assigns): the same for every
+    item of every level, so they travel once, as arguments of the consumer, not in each item."""
+    assert recursion.function.body is not None   # a kernel that launches
+    assigned = writes.assigned_names(unit, recursion.function.body)
+    uniform = []
+    for index, parameter in enumerate(child.parameters):
+        if parameter.name in assigned:
+            continue
+        passed_on = True
+        for site in recursion.sites:
+            work = site.directive.clause(Work)
+            arguments = site.launch.arguments
+            passed_on = passed_on and index < len(arguments) and unit.text(arguments[index]) == parameter.name \
+                and (work is None or parameter.name not in work.names)
+        if passed_on:
+            uniform.append(index)
+    return tuple(uniform)
+
+
+# --- what a consolidated kernel becomes -----------------------------------------------------------------
+
+def _build(context: Context, recursion: Recursion) -> None:
+    """Once every site is planned: the queue, the body outlined in place, its copy for the consumer, and
+    the kernels that run the levels: `walk__pdcc_direct` (one item), `walk__pdcc_level` (a level's items)
+    and `walk` (level 0, as the program launches it)."""
+    unit, function = context.unit, recursion.function
+    s = recursion.first
+    parameters = children.parameters(unit, function) or []
+    names = [ir.name(p.name) for p in parameters]
+    once = [ir.name(parameters[i].name) for i in recursion.uniform]
+    granularity = recursion.sites[0].directive.clause(Consolidate)
+    assert granularity is not None   # a consolidated site
+    record = "pdcc::Record<" + ", ".join("pdcc::Uniform" if i in recursion.uniform else parameter_type(p)
+                                          for i, p in enumerate(parameters)) + ">"
+    context.place_before(function, ir.Variable(
+        "static __device__", f"pdcc::WorkQueue<{record}, PDCC_POOL_BYTES_{s}, {_GROUPS[granularity.granularity]}, "
+        f"PDCC_BUFFER_{s}, {'true' if recursion.thread_per_item else 'false'}>", f"pdcc_queue_{function.name}",
+        f"the work items of '{function.name}', two levels of them (pdcc_rt.cuh)"))
+    declarations = tuple(p.declaration for p in parameters)
+    bounds = launch_bounds(context, recursion.child)  # the kernel's own, else every block size
+    direct = ir.Function("static __global__", recursion.symbol("direct"), ("const pdcc::Level pdcc_level", *declarations),
+                         templates.block(_DIRECT, item=ir.name(recursion.symbol("item")), arguments=names), "",
+                         f"one work item of '{function.name}' that did not fit its level's queue, as a grid of its own",
+                         bounds)
+    context.place_before(function, ir.Prototype(direct))
+    children.outline_in_place(context, function, recursion.symbol("body"))
+    done = functools.partial(templates.statement, _LEVEL_DONE, queue=recursion.queue, threads=ir.name(f"PDCC_THREADS_{s}"),
+                             blocks=ir.name(f"PDCC_BLOCKS_{s}"), consumer=ir.name(recursion.symbol("level")), once=once)
+    consumer = ir.Function("static __global__", recursion.symbol("level"),
+                           ("const pdcc::Level pdcc_level", *(parameters[i].declaration for i in recursion.uniform)),
+                           templates.block(_CONSUMER, queue=recursion.queue, item=ir.name(recursion.symbol("item")),
+                                           once=once, done=done(level=ir.name("pdcc_level"))),
+                           "", f"the consumer of one level of '{function.name}': the items appended at the level "
+                           f"before, {'a thread' if recursion.thread_per_item else 'a block'} per item (pdcc_rt.cuh)",
+                           f"__launch_bounds__({MAX_THREADS})")
+    linkage = 'extern "C" ' if function.outer.type == "linkage_specification" else ""
+    is_static = any(unit.text(n) == "static" for n in function.node.children if n.type == "storage_class_specifier")
+    wrapper = ir.Function(f"{linkage}{'static ' if is_static else ''}__global__", function.name,
+                          tuple(p.declaration + (f" = {p.default}" if p.default is not None else "") for p in parameters),
+                          templates.block(_WRAPPER, body=ir.ExprStmt(ir.call(recursion.symbol("body"), *names)),
+                                          done=done(level=templates.expression(_FIRST_LEVEL, queue=recursion.queue))),
+                          "", f"'{function.name}' as launched: level 0 of the recursion, then the levels its items make",
+                          bounds)
+    for definition in (_item(context, recursion), direct, consumer, wrapper):
+        context.place_after(function, definition)
+
+
+def _item(context: Context, recursion: Recursion) -> ir.Function:
+    """`walk__pdcc_item`: the body again, for one (block, thread) of an item. Its parameters are named
+    as the built-ins, so the user's code (and the sites' code, rewritten as in place but appending at the
+    item's level) reads the item's indices, not the consumer's."""
+    unit, function = context.unit, recursion.function
+    body = function.body
+    assert body is not None   # a kernel that launches
+    renames = children.commented_pragmas(unit, body)
+    for statement, code in recursion.copies.items():
+        start, end, indent = _lines(unit, statement)
+        renames.append((start, end, printer.text(code, indent)))
+    parameters = children.parameters(unit, function) or []
+    return ir.Function("static __device__", recursion.symbol("item"),
+                       ("const pdcc::Level pdcc_level", "const uint3 blockIdx", "const uint3 threadIdx",
+                        "const dim3 gridDim", "const dim3 blockDim", *(p.declaration for p in parameters)),
+                       ir.Verbatim(Span(body.start_byte, body.end_byte), unit.text(body), tuple(sorted(renames))),
+                       "", f"the body of '{function.name}' for one (block, thread) of a work item, appending at its level")
+
+
+def _lines(unit: Unit, statement: Node) -> tuple[int, int, str]:
+    """The bytes a site's code replaces (its lines, when the statement has them to itself) and its indentation,
+    as the driver replaces the statement in place."""
+    data, source = unit.source.data, unit.source
+    start, end = statement.start_byte, statement.end_byte
+    line_start = source.line_start(start)
+    indent = data[line_start:start].decode()
+    if indent.strip() == "":
+        start = line_start
+    else:
+        indent = ""
+    newline = data.find(b"\n", end)
+    if newline >= 0 and data[end:newline].strip() == b"":
+        end = newline + 1
+    return start, end, indent.replace("\t", "    ")
