@@ -318,8 +318,9 @@ def outline_in_place(context: Context, function: Function, name: str) -> None:
         if unit.text(node) == "__global__":
             context.edit(unit.span(node), "__device__" if is_static else "static __device__")
     bounds = next((n for n in function.node.children if n.type == "launch_bounds"), None)
-    if bounds is not None:
-        context.edit(unit.span(bounds), "")
+    if bounds is not None:  # with the blank after it
+        after = bounds.next_sibling
+        context.edit(Span(bounds.start_byte, after.start_byte if after is not None else bounds.end_byte), "")
     declarator = function.parameters.parent if function.parameters is not None else None
     assert declarator is not None   # a kernel that launches has a parameter list
     context.edit(unit.span(required(declarator, "declarator")), name)

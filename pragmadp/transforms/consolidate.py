@@ -37,9 +37,8 @@ import functools
 from dataclasses import dataclass, field
 
 from pragmadp import ir
-from pragmadp.analysis import writes
 from pragmadp.cgen import printer, templates
-from pragmadp.cuda.frontend import Function, Node, Site, Unit, required, walk
+from pragmadp.cuda.frontend import Function, Node, Site, Unit, kernel_call_syntax, required, walk
 from pragmadp.directives import AggThreshold, Blocks, Buffer, Consolidate, Threads, Value, Work
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark, Rule
@@ -181,9 +180,8 @@ def _knobs(context: Context, recursion: Recursion) -> tuple[ir.Knob, ...]:
     s, directive = site.name, site.directive
     buffer, threads, blocks = directive.clause(Buffer), directive.clause(Threads), directive.clause(Blocks)
     capacity = buffer.capacity if buffer is not None else None
-    block_size = site.launch.config[1]
-    default_threads = str(DEFAULT_THREADS) if recursion.thread_per_item or block_size.type != "number_literal" \
-        else context.unit.text(block_size)
+    threads_per_item = None if recursion.thread_per_item else _literal_threads(context.unit, site.launch.config[1])
+    default_threads = str(threads_per_item or DEFAULT_THREADS)
     written: list[tuple[ir.Knob, Value | None]] = [
         (ir.Knob(f"PDCC_POOL_BYTES_{s}", str(DEFAULT_POOL_BYTES), "pool_bytes", (1 << 16, 1 << 40)), None),
         (ir.Knob(f"PDCC_BUFFER_{s}", capacity.text if capacity is not None else "0", "buffer", (0, 1 << 24)), capacity),
@@ -195,6 +193,20 @@ def _knobs(context: Context, recursion: Recursion) -> tuple[ir.Knob, ...]:
     knobs = tuple(context.knob(recursion.function, knob, value) for knob, value in written)
     context.after_sites(functools.partial(_build, recursion=recursion))
     return knobs
+
+
+def _literal_threads(unit: Unit, block: Node) -> int | None:
+    """The threads of a block size written as numbers (`128`, `dim3(4, 2)`), else None."""
+    arguments = block.child_by_field_name("arguments") if block.type == "call_expression" else None
+    is_dim3 = arguments is not None and unit.text(required(block, "function")) == "dim3"
+    sizes = list(arguments.named_children) if arguments is not None and is_dim3 else [block]
+    threads = 1
+    for size in sizes:
+        number = Value(unit.text(size), unit.span(size)).number() if size.type == "number_literal" else None
+        if not isinstance(number, int) or number <= 0:
+            return None
+        threads *= number
+    return threads
 
 
 def _storage_remark(context: Context, recursion: Recursion, span: Span) -> Remark:
@@ -431,10 +443,9 @@ def _stored_through(unit: Unit, identifier: Node) -> bool:
 
 
 def _uniform(unit: Unit, child: children.Child, recursion: Recursion) -> tuple[int, ...]:
-    """Parameters that every site passes on as they are (and the kernel never assigns): the same for every
-    item of every level, so they travel once, as arguments of the consumer, not in each item."""
-    assert recursion.function.body is not None   # a kernel that launches
-    assigned = writes.assigned_names(unit, recursion.function.body)
+    """Parameters that every site passes on as they are (and the kernel never gives another value): the
+    same for every item of every level, so they travel once, as arguments of the consumer, not in each item."""
+    assigned = _rebound(unit, recursion.function)
     uniform = []
     for index, parameter in enumerate(child.parameters):
         if parameter.name in assigned:
@@ -448,6 +459,45 @@ def _uniform(unit: Unit, child: children.Child, recursion: Recursion) -> tuple[i
         if passed_on:
             uniform.append(index)
     return tuple(uniform)
+
+
+def _rebound(unit: Unit, function: Function) -> frozenset[str]:
+    """Variables the kernel may give another value (not what they point at, which `depth[c] = 1` changes):
+    assigned or incremented themselves, their address taken, bound to a reference, passed to a function
+    other than an atomic (which takes pointers by value, but another may take a reference), declared again."""
+    assert function.body is not None   # a kernel that launches
+    names = set()
+    for node in walk(function.body):
+        targets: list[Node | None] = []
+        if node.type == "assignment_expression":
+            targets = [node.child_by_field_name("left")]
+        elif node.type in ("update_expression", "pointer_expression") and not unit.text(node).startswith("*"):
+            targets = [node.child_by_field_name("argument")]
+        elif node.type == "init_declarator" and any(n.type == "reference_declarator" for n in walk(required(node, "declarator"))):
+            targets = [node.child_by_field_name("value")]
+        elif node.type == "call_expression" and kernel_call_syntax(node) is None:
+            arguments = node.child_by_field_name("arguments")
+            targets = [a for i, a in enumerate(arguments.named_children if arguments is not None else ())
+                       if _by_reference(unit, unit.text(required(node, "function")), i)]
+        elif node.type == "declaration":  # a local of the same name hides the parameter from there on
+            targets = [next((n for n in walk(d) if n.type == "identifier"), None)
+                       for d in node.children_by_field_name("declarator")]
+        for target in targets:
+            while target is not None and target.type == "parenthesized_expression":
+                target = target.named_child(0)
+            if target is not None and target.type == "identifier":
+                names.add(unit.text(target))
+    return frozenset(names)
+
+
+def _by_reference(unit: Unit, callee: str, index: int) -> bool:
+    """Whether a call of `callee` may take its argument `index` by reference: not for an atomic (pointers
+    by value) nor for a function of the file whose parameter is no reference; else it may."""
+    if callee.startswith("atomic"):
+        return False
+    definitions = unit.definitions(callee)
+    parameters = children.parameters(unit, definitions[0]) if len(definitions) == 1 else None
+    return parameters is None or index >= len(parameters) or "&" in parameters[index].declaration
 
 
 # --- what a consolidated kernel becomes -----------------------------------------------------------------
