@@ -29,7 +29,7 @@ struct Input {
 };
 
 // The fan-out of a node: a leaf with probability 1/2, else a Pareto(1.2) number of children, floor(U^(-1/1.2))
-// capped at kMaxFanout (half the inner nodes have 1 or 2 children, one in 200 has more than 80).
+// capped at kMaxFanout (of the inner nodes, 57% have one child, 73% at most two, one in 200 more than 80).
 inline int draw_fanout(sample::Rng& rng) {
   if (rng.uniform() < 0.5) return 0;
   double u = 1.0 - rng.uniform();  // (0, 1]
