@@ -45,7 +45,9 @@ inline Input make_input(const sample::Options& o) {
 inline double bytes_moved(const Input& in) { return 4.0 * (double)in.width * in.width; }
 
 // ---- the dwell of a pixel: correctly rounded float operations only, never contracted into FMAs, so the
-// CPU reference computes exactly what the GPU does -------------------------------------------------------
+// CPU reference computes exactly what the GPU does. On the device the _rn intrinsics are never contracted;
+// on a host whose compiler may contract (FMA enabled, as on AArch64), each product is rounded through a
+// volatile -----------------------------------------------------------------------------------------------
 
 __host__ __device__ inline float add(float a, float b) {
 #ifdef __CUDA_ARCH__
@@ -62,15 +64,25 @@ __host__ __device__ inline float sub(float a, float b) {
 #endif
 }
 __host__ __device__ inline float mul(float a, float b) {
-#ifdef __CUDA_ARCH__
+#if defined(__CUDA_ARCH__)
   return __fmul_rn(a, b);
+#elif defined(__FMA__) || defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
+  volatile float product = a * b;
+  return product;
 #else
   return a * b;
 #endif
 }
+__host__ __device__ inline float divide(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
 
 __host__ __device__ inline int pixel_dwell(int x, int y, int width, int max_dwell) {
-  const float step = kExtent / (float)width;  // a power of two divides 3 exactly
+  const float step = divide(kExtent, (float)width);  // exact: the width is a power of two
   const float cx = add(kLeft, mul((float)x, step)), cy = add(kTop, mul((float)y, step));
   float zx = cx, zy = cy;
   int dwell = 0;
