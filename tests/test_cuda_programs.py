@@ -67,3 +67,39 @@ def test_shapes_count_every_child_thread_once(configuration: str, tmp_path: Path
     binary = build_shapes(configuration, tmp_path)
     done = subprocess.run([str(binary)], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0 and "shapes ok" in done.stdout, done.stdout + done.stderr
+
+
+# Consolidated recursions (seed 003): every granularity, a given consumer configuration, and a buffer of one
+# item per group, which sends items past the queue's capacity to direct launches.
+RECURSION_CONFIGURATIONS = ["consldt(warp)", "consldt(block)", "consldt(grid)", "consldt(grid) threads(32) blocks(4)",
+                            "consldt(block) buffer(pool, 1)"]
+
+
+def build_recursion_check(configuration: str, tmp_path: Path) -> Path:
+    source = tmp_path / "recursion_check.cu"
+    source.write_text((PROGRAMS / "recursion_check.cu").read_text().replace("#pragma dp CLAUSES",
+                                                                           f"#pragma dp {configuration}"))
+    done = run_pdcc("-arch=sm_90", "-O3", "-q", str(source), "-o", str(tmp_path / "recursion_check"),
+                    "--report", str(tmp_path / "report.json"))
+    assert done.returncode == 0, done.stderr
+    return tmp_path / "recursion_check"
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("configuration", RECURSION_CONFIGURATIONS)
+def test_recursion_check_builds_with_every_recursion_consolidated(configuration: str, tmp_path: Path):
+    build_recursion_check(configuration, tmp_path)
+    remarks = json.loads((tmp_path / "report.json").read_text())["remarks"]
+    assert {r["site"] for r in remarks if r["ruleId"] == "PDCC570"} == {"chain_0", "tree_0", "fan_0"}, remarks
+    assert not [r for r in remarks if r["kind"] == "missed"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("levels", [10, 10_000])
+@pytest.mark.parametrize("configuration", RECURSION_CONFIGURATIONS)
+def test_consolidated_recursions_visit_every_item_once_at_any_depth(configuration: str, levels: int, tmp_path: Path):
+    """A chain of `levels` levels (a naive chain stops near 2,048 on an H200) and a binary tree 16 levels deep."""
+    binary = build_recursion_check(configuration, tmp_path)
+    done = subprocess.run([str(binary), str(levels), "16"], capture_output=True, text=True, timeout=120)
+    print(done.stdout)
+    assert done.returncode == 0 and "recursion ok" in done.stdout, done.stdout + done.stderr

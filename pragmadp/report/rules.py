@@ -235,8 +235,9 @@ CONSOLIDATE_APPLIED = Rule("PDCC570", "consolidate-applied",
 CONSOLIDATE_STORAGE = Rule("PDCC571", "consolidate-storage", "Device memory reserved for a consolidated kernel's work "
                            "items.",
                            "work queue of '{kernel}': {pool_macro} (= {pool_mib} MiB) reserved on the device, half for "
-                           "the items of the level that runs, half for those it appends; a level holds {per_level}; an "
-                           "item that does not fit is launched directly")
+                           "the items of the level that runs, half for those it appends; a level keeps {per_level}; an "
+                           "item past that is launched as a grid of its own, whose items the queue takes while its "
+                           "memory lasts")
 CONSOLIDATE_POST_WORK = Rule("PDCC572", "consolidate-post-work",
                              "Work after a recursive launch reads what the launched grids write: without device "
                              "synchronization it cannot wait for them.",

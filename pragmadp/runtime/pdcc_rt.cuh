@@ -610,17 +610,19 @@ __device__ auto direct_launch(Kernel kernel, Fallback fallback, Once... once) {
 // children are done and holds no pending launch of the levels before, so the recursion may go as deep as
 // it likes (no device synchronization anywhere). The queue of a level is one of two, by the level's
 // parity: level L runs the items of queue L & 1 and appends to queue (L + 1) & 1; its last block empties
-// queue L & 1 for level L + 1 to append to. An item that does not fit is launched directly (checked,
-// retried), as a grid of the same level: its items join the next level too, and the next level's
-// consumer, which starts after every grid of this level, strides over all of them.
+// queue L & 1 for level L + 1 to append to. A level keeps what the buffer clause asks for, CAP items per
+// group of the launches it runs, at most half of the queue's memory; an item past that is launched
+// directly (checked, retried) as a grid of the same level, leaving an empty item (a grid of no blocks) in
+// its slot. What those grids append goes to the same queue while its memory lasts (they never launch in
+// turn before it is full), and the next level's consumer, which starts after every grid of this level,
+// strides over all of it.
 
 enum Granularity : unsigned { kWarpGroups, kBlockGroups, kGridGroup };
 
-// Where a grid of a consolidated kernel stands: level `index` runs the first `items` items of queue
-// index & 1 (none at level 0), and its appends beyond `capacity` items are launched directly.
+// Where a grid of a consolidated kernel stands: level `index` runs the items of queue index & 1 (none at
+// level 0) and appends to queue (index + 1) & 1, launching those past `capacity` items directly.
 struct Level {
   unsigned index;
-  unsigned long long items;
   unsigned long long capacity;
 };
 
@@ -671,28 +673,35 @@ __device__ auto level_launch(Kernel kernel, Once... once) {
 constexpr unsigned long long kMaxGridBlocks = 0x7fffffffull;  // gridDim.x
 
 // One consolidated kernel's device memory: two queues of items (a zero-initialised __device__ variable;
-// two recursions of the same kernel must not run at once). `Bytes` in all, half per queue; `PerGroup`
-// items per warp, block or grid (G) of the appending grid and level (0: as many as a queue holds);
+// two recursions of the same kernel must not run at once). `Bytes` in all, half per queue. A level may
+// append `PerGroup` items (buffer's CAP; 0: as many as a queue holds) per group (G: warp, block or grid)
+// of the launches it runs: of its items' grids, or of the grid the program launched at level 0.
 // `ThreadPerItem`: a consumer thread runs a whole item, else a consumer block does.
 template <typename Record, unsigned long long Bytes, unsigned G, unsigned long long PerGroup, bool ThreadPerItem>
 struct WorkQueue {
   static constexpr unsigned long long kItems = Bytes / 2ull / sizeof(Record);  // per level
   static_assert(kItems > 0, "the work queue cannot hold one item per level: raise its PDCC_POOL_BYTES");
 
-  unsigned long long count[2];  // items appended to each queue; those past its capacity were launched directly
-  unsigned blocks_done;         // blocks of the running level that are done
+  unsigned long long count[2];   // items appended to each queue; those past its capacity were launched directly
+  unsigned long long groups[2];  // the warps or blocks of those items' grids (grid groups: one per item, the count)
+  unsigned blocks_done;          // blocks of the running level that are done
   alignas(128) unsigned char storage[2][kItems * sizeof(Record)];
 
   __device__ Record* items(unsigned parity) { return reinterpret_cast<Record*>(storage[parity]); }
 
-  // Items a level may append when it runs as `blocks` blocks of `threads` threads.
-  __device__ static unsigned long long capacity(unsigned long long blocks, unsigned threads) {
-    const unsigned long long groups = G == kGridGroup ? 1ull : G == kBlockGroups ? blocks : blocks * ((threads + 31u) / 32u);
-    return PerGroup && PerGroup * groups < kItems ? PerGroup * groups : kItems;
+  // The groups of one launch of the kernel.
+  __device__ static unsigned long long groups_of(dim3 grid, dim3 block) {
+    const unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
+    return G == kGridGroup ? 1ull : G == kBlockGroups ? blocks : blocks * ((block.x * block.y * block.z + 31u) / 32u);
+  }
+
+  // Items a level may append when the launches it runs have `groups` groups.
+  __device__ static unsigned long long capacity(unsigned long long groups) {
+    return PerGroup && groups < kItems / PerGroup ? PerGroup * groups : kItems;
   }
 
   // Level 0: the grid the program launched (called in its threads).
-  __device__ static Level first_level() { return {0u, 0ull, capacity(grid_blocks(), block_threads())}; }
+  __device__ static Level first_level() { return {0u, capacity(groups_of(gridDim, blockDim))}; }
 
   // At the site, in place of the launch `direct<<<grid, block>>>(level, arguments...)`: the item goes to
   // the next level's queue, or, when that is full, is launched directly. Warp and block groups take
@@ -705,14 +714,22 @@ struct WorkQueue {
       slot = atomicAdd(&count[parity], 1ull);
     } else {
       const unsigned lanes = __activemask(), leader = __ffs(lanes) - 1u, lane = linear_thread() & 31u;
+      const unsigned long long mine = groups_of(grid, block);
+      const unsigned together = __reduce_add_sync(lanes, mine < (1ull << 26) ? (unsigned)mine : 1u << 26);
       unsigned long long first = 0ull;
-      if (lane == leader) first = atomicAdd(&count[parity], (unsigned long long)__popc(lanes));
+      if (lane == leader) {
+        first = atomicAdd(&count[parity], (unsigned long long)__popc(lanes));
+        atomicAdd(&groups[parity], (unsigned long long)together);
+      }
       slot = __shfl_sync(lanes, first, leader) + __popc(lanes & ((1u << lane) - 1u));
     }
-    if (slot < level.capacity)
+    if (slot < level.capacity) {
       ::new (items(parity) + slot) Record(grid, block, arguments...);
-    else  // the queue is full: this item runs as a grid of its own, at this level
-      pdcc::launch_item(direct, level, grid, block, arguments...);
+      return;
+    }
+    if (slot < kItems) ::new (items(parity) + slot) Record(dim3(0u, 0u, 0u), block, arguments...);  // nothing to run
+    // Past the level's buffer: this item runs as a grid of its own, whose appends use the queue's memory.
+    pdcc::launch_item(direct, Level{level.index, kItems}, grid, block, arguments...);
   }
 
   // The consumer of a level: every item of its queue through `item` (the child's body), `once...` the
@@ -720,7 +737,7 @@ struct WorkQueue {
   template <typename Item, typename... Once>
   __device__ void run_level(const Level& level, Item item, const Once&... once) {
     const unsigned parity = level.index & 1u;
-    const unsigned long long stored = count[parity] < level.items ? count[parity] : level.items;
+    const unsigned long long stored = count[parity] < kItems ? count[parity] : kItems;
     const Record* run = items(parity);
     if (ThreadPerItem) {
       for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < stored;
@@ -744,14 +761,17 @@ struct WorkQueue {
     if (atomicAdd(&blocks_done, 1u) != grid_blocks() - 1u) return;
     __threadfence();  // acquire: the appends of every other block of the level
     blocks_done = 0u;
-    count[level.index & 1u] = 0ull;  // its items are run: the queue takes the appends of the next level
-    const unsigned long long appended = *(volatile unsigned long long*)&count[(level.index + 1u) & 1u];
+    count[level.index & 1u] = groups[level.index & 1u] = 0ull;  // run: the queue takes the level after next
+    const unsigned next_queue = (level.index + 1u) & 1u;
+    const unsigned long long appended = *(volatile unsigned long long*)&count[next_queue];
     if (appended == 0ull) return;  // nothing appended: the recursion is over
-    const unsigned long long stored = appended < level.capacity ? appended : level.capacity;
+    const unsigned long long launches = G == kGridGroup ? appended : *(volatile unsigned long long*)&groups[next_queue];
+    // Enough blocks for the items stored so far; grids this level launched directly may still append,
+    // and the consumer's loops stride over those too.
+    const unsigned long long stored = appended < kItems ? appended : kItems;
     unsigned long long wanted = blocks ? blocks : ThreadPerItem ? (stored + threads - 1u) / threads : stored;
-    wanted = wanted < 1ull ? 1ull : wanted < kMaxGridBlocks ? wanted : kMaxGridBlocks;  // grids this level
-                                                                                      // launched directly may add items
-    const Level next = {level.index + 1u, level.capacity, capacity(wanted, threads)};
+    wanted = wanted < 1ull ? 1ull : wanted < kMaxGridBlocks ? wanted : kMaxGridBlocks;
+    const Level next = {level.index + 1u, capacity(launches)};
     (void)cudaGetLastError();
     for (unsigned wait = 64; launch((unsigned)wanted, threads, next) != cudaSuccess; wait *= 2) {
       if (wait > kLaunchRetryLimitNs) __trap();

@@ -211,17 +211,17 @@ def _literal_threads(unit: Unit, block: Node) -> int | None:
 
 def _storage_remark(context: Context, recursion: Recursion, span: Span) -> Remark:
     site = recursion.sites[0]
-    clause = site.directive.clause(Consolidate)
+    clause, buffer = site.directive.clause(Consolidate), site.directive.clause(Buffer)
     assert clause is not None   # a consolidated site
-    per_group = {"warp": "warp", "block": "block", "grid": "grid"}[clause.granularity]
-    buffer = site.directive.clause(Buffer)
-    per_level = f"PDCC_BUFFER_{site.name} (= {buffer.capacity.text}) items per {per_group} of the appending grid, " \
-                "at most half the pool" if buffer is not None and buffer.capacity is not None else "half the pool"
+    capacity = buffer.capacity if buffer is not None else None
+    per_level = "half the pool" if capacity is None else \
+        f"PDCC_BUFFER_{site.name} (= {capacity.text}) items per {clause.granularity} of the launches it runs, " \
+        "at most half the pool"
+    if buffer is not None and buffer.kind == "malloc":
+        per_level += " (buffer(malloc) is served from the pool too)"
     return context.remark(Kind.ANALYSIS, rules.CONSOLIDATE_STORAGE, span, kernel=recursion.function.name,
                           pool_macro=f"PDCC_POOL_BYTES_{site.name}", pool_mib=DEFAULT_POOL_BYTES >> 20,
-                          per_level=per_level, pool_bytes=DEFAULT_POOL_BYTES,
-                          malloc=" (buffer(malloc) is served from the pool too)"
-                          if buffer is not None and buffer.kind == "malloc" else "")
+                          per_level=per_level, pool_bytes=DEFAULT_POOL_BYTES, buffer_macro=f"PDCC_BUFFER_{site.name}")
 
 
 def _unused_clauses(context: Context, plan: SitePlan, recursion: Recursion, first: bool) -> list[Remark]:
