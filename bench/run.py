@@ -171,28 +171,41 @@ def build_all(config: dict, out: Path, extra: list[tuple] = ()) -> dict[tuple[st
     return build_many(plans, out)
 
 
-def run_one(binary: Path | None, sample: str, label: str, variant: str, args: list[str], reps: int,
-            timeout: float, log: Path) -> Run:
-    run = Run(sample, label, variant)
+def execute(run: Run | MeldRun, binary: Path | None, args: list[str], reps: int, timeout: float,
+            log: Path) -> tuple[subprocess.CompletedProcess, dict] | None:
+    """Runs a sample binary and logs what it printed: the process and its JSON result line, or None with
+    `run.status` saying why there is none (not built, timed out, no result line)."""
     if binary is None:
         run.status = "NOT BUILT"
-        return run
+        return None
     started = time.time()
     try:
         done = subprocess.run([str(binary), *args, "--reps", str(reps)], capture_output=True, text=True,
                               timeout=timeout, cwd=ROOT)
     except subprocess.TimeoutExpired:
         run.status = "TIMEOUT"
-        return run
+        return None
     finally:
         run.wall_s = round(time.time() - started, 2)
     with log.open("a") as handle:
         handle.write(f"$ {binary.name} {' '.join(args)}\n{done.stdout}{done.stderr}\n")
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
+    if not lines:
+        run.status, run.detail = "FAILED", (done.stderr.strip().splitlines() or ["no result line"])[-1][:120]
+        return None
+    return done, json.loads(lines[-1])
+
+
+def run_one(binary: Path | None, sample: str, label: str, variant: str, args: list[str], reps: int,
+            timeout: float, log: Path) -> Run:
+    run = Run(sample, label, variant)
+    executed = execute(run, binary, args, reps, timeout, log)
+    if executed is None:
+        return run
+    done, result = executed
+    if done.returncode != 0:
         run.status, run.detail = "FAILED", (done.stderr.strip().splitlines() or ["no result line"])[-1][:120]
         return run
-    result = json.loads(lines[-1])
     run.median_ms, run.correct, run.detail = result["median_ms"], result["correct"], result.get("detail", "")
     if not run.correct:
         run.status = "WRONG"
@@ -435,25 +448,10 @@ def run_meld(binary: Path | None, sample: str, label: str, variant: str, args: l
              log: Path) -> MeldRun:
     """One timed run of a meld build: the median of `reps` after a warm-up, checked against the CPU."""
     run = MeldRun(sample, label, variant)
-    if binary is None:
-        run.status = "NOT BUILT"
+    executed = execute(run, binary, args, reps, timeout, log)
+    if executed is None:
         return run
-    started = time.time()
-    try:
-        done = subprocess.run([str(binary), *args, "--reps", str(reps)], capture_output=True, text=True,
-                              timeout=timeout, cwd=ROOT)
-    except subprocess.TimeoutExpired:
-        run.status = "TIMEOUT"
-        return run
-    finally:
-        run.wall_s = round(time.time() - started, 2)
-    with log.open("a") as handle:
-        handle.write(f"$ {binary.name} {' '.join(args)}\n{done.stdout}{done.stderr}\n")
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if not lines:
-        run.status, run.detail = "FAILED", (done.stderr.strip().splitlines() or ["no result line"])[-1][:120]
-        return run
-    result = json.loads(lines[-1])
+    done, result = executed
     run.median_ms, run.correct = result["median_ms"], result["correct"]
     run.detail, run.checksum = result.get("detail", ""), result.get("checksum", "")
     if run.correct is not True:  # exit 1 with "correct": false: a wrong output, never a time
