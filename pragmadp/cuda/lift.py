@@ -37,8 +37,8 @@ def statement(unit: Unit, node: Node, trees: bool = False) -> ir.Stmt:
     if node.type == "return_statement":
         values = [child for child in node.named_children if child.type != "comment"]
         return ir.Return(value(values[0]) if values else None)
-    condition = _condition(unit, node) if node.type in ("if_statement", "while_statement") else None
-    lifted = value(_condition_node(node)) if condition is not None else None  # type: ignore[arg-type]
+    condition = _condition(node) if node.type in ("if_statement", "while_statement") else None
+    lifted = value(condition) if condition is not None else None
     if node.type == "if_statement" and lifted is not None and not _has(node, "constexpr"):
         alternative = node.child_by_field_name("alternative")
         orelse = _else(alternative) if alternative is not None else None
@@ -136,14 +136,9 @@ def _else(alternative: Node) -> Node | None:
     return statements[0] if len(statements) == 1 else None
 
 
-def _condition(unit: Unit, node: Node) -> ir.Verbatim | None:
+def _condition(node: Node) -> Node | None:
     """The condition of `if (c)` or `while (c)` without its parentheses; None for one that declares
     (`if (int x = f(); x)`), which the IR does not model."""
-    value = _condition_node(node)
-    return expression(unit, value) if value is not None else None
-
-
-def _condition_node(node: Node) -> Node | None:
     values = [child for child in _field(node, "condition").named_children if child.type != "comment"]
     return values[0] if len(values) == 1 and values[0].type != "declaration" else None
 
