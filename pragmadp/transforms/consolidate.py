@@ -434,11 +434,12 @@ def _first_read(unit: Unit, statement: Node, written: frozenset[str], skipped: s
 
 
 def _stored_through(unit: Unit, identifier: Node) -> bool:
-    """`depth[c] = v`, `p->x = v`, `*p = v`: the name only addresses what a plain assignment stores."""
+    """`depth[c] = v`, `p->x = v`, `*p = v`, `p = q`: the name only addresses (or is) what a plain assignment
+    stores, and reads nothing."""
     child, parent = identifier, identifier.parent
     while parent is not None and parent.type in _ADDRESSING and parent.child_by_field_name("argument") == child:
         child, parent = parent, parent.parent
-    return parent is not None and parent.type == "assignment_expression" and child != identifier \
+    return parent is not None and parent.type == "assignment_expression" \
         and parent.child_by_field_name("left") == child and unit.text(required(parent, "operator")) == "="
 
 

@@ -1,0 +1,294 @@
+"""The consolidate pass (seed 003): which recursions it takes, what it writes, its knobs and its remarks."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_compiles
+from pragmadp.pipeline import transform
+from pragmadp.report.remarks import PdccError
+from pragmadp.source import SourceFile
+
+# A tree walk in the seed's shape: a grid over the children of a node, one launch per child with children.
+WALK = """\
+__global__ void walk(const int* child_ptr, const int* children, int* depth, int node) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int first = child_ptr[node];
+  if (i >= child_ptr[node + 1] - first) return;
+  int c = children[first + i];
+  depth[c] = depth[node] + 1;
+  int n = child_ptr[c + 1] - child_ptr[c];
+  if (n > 0) {
+    #pragma dp PRAGMA
+    walk<<<(n + 127) / 128, 128>>>(child_ptr, children, depth, c);
+  }
+  AFTER
+}
+"""
+
+
+def run(code: str, auto: str | None = None):
+    return transform(SourceFile("w.cu", textwrap.dedent(code).encode()), auto=auto)
+
+
+def walk(pragma: str = "consldt(block)", after: str = "", **replacements: str):
+    code = WALK.replace("PRAGMA", pragma).replace("AFTER", after)
+    for old, new in replacements.items():
+        code = code.replace(old.replace("_", " "), new)
+    return run(code)
+
+
+def remarks(result, rule: str) -> list:
+    return [r for r in result.remarks if r.rule.id == rule]
+
+
+def test_the_seeds_form_is_consolidated_and_located():
+    result = walk("consldt(block) buffer(default, 256) work(c)")
+    (applied,) = remarks(result, "PDCC570")
+    assert (applied.location.line, applied.location.column) == (10, 5)  # the launch
+    assert applied.args["granularity"] == "block" and applied.args["varying_arguments"] == ["node"]
+    assert "a block per item" in applied.message
+    (storage,) = remarks(result, "PDCC571")
+    assert (storage.location.line, storage.location.column) == (9, 16)  # the consldt clause
+    assert "PDCC_BUFFER_walk_0 (= 256) items per block" in storage.message and storage.args["pool_bytes"] == 64 << 20
+    assert not [r for r in result.remarks if r.kind.value == "missed"]
+    assert "pdcc_queue_walk.append(pdcc_queue_walk.first_level(), walk__pdcc_direct, pdcc_grid, pdcc_block, " \
+           "child_ptr, children, depth, c);" in result.text
+    assert "static __device__ void walk__pdcc_body(const int* child_ptr" in result.text
+    assert "__global__ void __launch_bounds__(1024) walk(const int* child_ptr" in result.text
+    assert "__pdcc_agg_" not in result.text and "walk<<<" not in result.text  # no launch of the kernel is left
+
+
+def test_knobs_have_kinds_and_domains():
+    knobs = {k.kind: k for k in walk("consldt(block) buffer(default, 256)").knobs}
+    assert {kind: (k.macro, k.default) for kind, k in knobs.items()} == {
+        "pool_bytes": ("PDCC_POOL_BYTES_walk_0", str(64 << 20)), "buffer": ("PDCC_BUFFER_walk_0", "256"),
+        "threads": ("PDCC_THREADS_walk_0", "128"), "blocks": ("PDCC_BLOCKS_walk_0", "0")}
+    assert knobs["threads"].domain == (1, 1024) and knobs["blocks"].domain == (0, (1 << 31) - 1)
+
+
+def test_threads_and_blocks_configure_the_consumer_and_are_not_unsupported_clauses():
+    result = walk("consldt(grid) threads(64) blocks(NUM_BLOCKS)")
+    assert not remarks(result, "PDCC600")
+    assert "#define PDCC_THREADS_walk_0 64\n" in result.text and "#define PDCC_BLOCKS_walk_0 NUM_BLOCKS\n" in result.text
+    assert "pdcc_queue_walk.level_done(pdcc_level, PDCC_THREADS_walk_0, PDCC_BLOCKS_walk_0, " \
+           "pdcc::level_launch(walk__pdcc_level, child_ptr, children, depth));" in result.text
+
+
+def test_a_consumer_block_past_1024_threads_is_an_error_at_the_clause():
+    with pytest.raises(PdccError) as caught:
+        walk("consldt(block) threads(2048)")
+    assert caught.value.remark.rule.id == "PDCC102" and caught.value.remark.location.line == 9
+
+
+def test_threads_on_a_launch_of_another_kernel_is_still_not_supported():
+    code = ("__global__ void child(int* x) { x[threadIdx.x] = 1; }\n"
+            "__global__ void parent(int* x) {\n#pragma dp consldt(block) threads(64)\n  child<<<1, 32>>>(x);\n}\n")
+    result = run(code)
+    assert [r.args["clause"] for r in remarks(result, "PDCC600")] == ["threads"]
+    assert remarks(result, "PDCC560") and not remarks(result, "PDCC570")  # aggregation's, as before
+
+
+@pytest.mark.parametrize("launch, per_item", [("walk<<<1, 1>>>", "a thread per item"),
+                                              ("walk<<<1, 32>>>", "a block per item"),
+                                              ("walk<<<(n + 127) / 128, 128>>>", "a block per item")])
+def test_items_of_one_thread_run_a_thread_per_item(launch: str, per_item: str):
+    result = walk(**{"walk<<<(n_+_127)_/_128,_128>>>": launch})
+    assert per_item in remarks(result, "PDCC570")[0].message
+    assert (", true> pdcc_queue_walk;" in result.text) == (per_item == "a thread per item")
+
+
+def test_arguments_passed_on_unchanged_travel_once():
+    """`depth` is written through (`depth[c] = ...`), never given another value: it is not in the items."""
+    result = walk()
+    assert "pdcc::Record<pdcc::Uniform, pdcc::Uniform, pdcc::Uniform, int>" in result.text
+    reassigned = walk(after="depth = nullptr;")  # after the launch: it stores, reads nothing
+    assert "pdcc::Record<pdcc::Uniform, pdcc::Uniform, int*, int>" in reassigned.text
+
+
+@pytest.mark.parametrize("body, varying", [
+    ("atomicAdd(depth, 1);", []),                      # an atomic takes the pointer by value
+    ("bump(depth);", []),                              # so does a function of the file without a reference
+    ("swap_in(depth);", ["depth"]),                    # a reference parameter may rebind it
+    ("int* d = depth; d[0] = 1;", []),
+    ("{ int* depth = nullptr; (void)depth; }", ["depth"]),  # a local of the same name: conservative
+])
+def test_what_may_rebind_a_parameter(body: str, varying: list[str]):
+    helpers = "__device__ void bump(int* p) { ++*p; }\n__device__ void swap_in(int*& p) { p = nullptr; }\n"
+    code = helpers + WALK.replace("PRAGMA", "consldt(block)").replace("AFTER", "").replace(
+        "  int first", f"  {body}\n  int first")
+    applied = remarks(run(code), "PDCC570")[0]
+    assert applied.args["varying_arguments"] == varying + ["node"]
+
+
+def test_work_names_force_an_argument_into_the_item_and_an_unused_name_is_reported():
+    result = walk("consldt(block) work(child_ptr, missing)")
+    assert remarks(result, "PDCC570")[0].args["varying_arguments"] == ["child_ptr", "node"]
+    (unused,) = remarks(result, "PDCC574")
+    assert unused.args["clause"] == "work(missing)" and "no argument of the launch mentions 'missing'" in unused.message
+
+
+@pytest.mark.parametrize("after, name, line, column", [
+    ("int d = depth[node];", "depth", 12, 3),
+    ("if (i == 0) { depth[node] += 1; }", "depth", 12, 17),
+])
+def test_post_work_is_missed_at_the_statement_and_the_launch_stays(after: str, name: str, line: int, column: int):
+    result = walk(after=after)
+    (missed,) = remarks(result, "PDCC572")
+    assert missed.kind.value == "missed" and missed.args["name"] == name and missed.args["launch_line"] == 10
+    assert (missed.location.line, missed.location.column) == (line, column)
+    assert "walk<<<(n + 127) / 128, 128>>>(child_ptr, children, depth, c);" in result.text
+    assert "pdcc_queue" not in result.text
+
+
+@pytest.mark.parametrize("after", ["depth[node] = 7;",              # a store after the launch reads nothing
+                                   "int m = child_ptr[node];",      # the kernel never writes child_ptr
+                                   "// nothing"])
+def test_statements_after_the_launch_that_read_nothing_the_grids_write_are_fine(after: str):
+    assert remarks(walk(after=after), "PDCC570")
+
+
+def test_in_a_loop_what_comes_before_the_launch_runs_after_it_too():
+    code = """\
+        __global__ void visit(int* seen, const int* next, int node) {
+          for (int k = 0; k < 2; ++k) {
+            int s = seen[node + k];
+            if (s == 0) {
+              #pragma dp consldt(warp)
+              visit<<<1, 1>>>(seen, next, next[node] + k);
+            }
+            seen[node] = 1;
+          }
+        }
+        """
+    (missed,) = remarks(run(code), "PDCC572")
+    assert (missed.location.line, missed.args["name"]) == (3, "seen")
+
+
+def test_an_else_branch_is_not_after_the_launch():
+    code = """\
+        __global__ void tri(int* out, int n) {
+          if (n > 1) {
+            #pragma dp consldt(grid)
+            tri<<<1, 1>>>(out, n - 1);
+          } else {
+            out[0] += out[1];
+          }
+        }
+        """
+    assert remarks(run(code), "PDCC570")
+
+
+def test_a_self_launch_without_a_base_case_is_refused():
+    code = "__global__ void spin(int* x, int n) {\n  x[0] = n;\n#pragma dp consldt(block)\n  spin<<<1, 1>>>(x, n + 1);\n}\n"
+    (missed,) = [r for r in run(code).remarks if r.kind.value == "missed"]
+    assert missed.rule.id == "PDCC514" and "without a base case" in missed.message and "consolidation" in missed.message
+
+
+def test_a_return_before_the_launch_is_a_base_case():
+    code = ("__global__ void down(int* x, int n) {\n  if (n == 0) return;\n  x[n] = 1;\n"
+            "#pragma dp consldt(block)\n  down<<<1, 1>>>(x, n - 1);\n}\n")
+    assert remarks(run(code), "PDCC570")
+
+
+def test_a_pragma_between_if_and_its_launch_keeps_the_launch_conditional():
+    code = ("__global__ void down(int* x, int n) {\n  x[n] = 1;\n  if (n > 0)\n#pragma dp consldt(block)\n"
+            "    down<<<1, 1>>>(x, n - 1);\n}\n")
+    assert remarks(run(code), "PDCC570")
+
+
+@pytest.mark.parametrize("body, rule", [
+    ("__syncthreads();", "PDCC510"),
+    ("__shared__ int tile[4]; tile[0] = 1;", "PDCC511"),
+    ("i = __shfl_sync(0xffffffffu, i, 0);", "PDCC512"),
+])
+def test_children_whose_threads_cooperate_are_not_consolidated(body: str, rule: str):
+    result = walk(**{"int_first": f"{body}\n  int first"})
+    (missed,) = [r for r in result.remarks if r.kind.value == "missed"]
+    assert missed.rule.id == rule and "do not run together as the blocks and warps" in missed.message
+    assert "pdcc_queue" not in result.text
+
+
+def test_a_kernel_another_kernel_launches_is_not_consolidated():
+    code = WALK.replace("PRAGMA", "consldt(block)").replace("AFTER", "") + \
+        "__global__ void root(const int* p, const int* c, int* d) {\n  walk<<<1, 8>>>(p, c, d, 0);\n}\n"
+    (missed,) = remarks(run(code), "PDCC573")
+    assert "'root' launches 'walk' too (line 15)" in missed.message
+
+
+def test_a_recursion_is_consolidated_whole_or_not_at_all():
+    code = ("__global__ void two(int* x, int n) {\n  if (n <= 0) return;\n#pragma dp consldt(block)\n"
+            "  two<<<1, 1>>>(x, n - 1);\n#pragma dp threshold(8)\n  two<<<1, 1>>>(x, n - 2);\n}\n")
+    result = run(code)
+    (missed,) = remarks(result, "PDCC573")
+    assert "the launch of 'two' at line 6 has no consldt(...)" in missed.message
+    assert "pdcc_queue" not in result.text
+
+
+def test_when_one_site_of_a_recursion_is_refused_the_others_say_so():
+    code = ("__global__ void two(int* x, int n) {\n  if (n <= 0) return;\n#pragma dp consldt(block)\n"
+            "  two<<<1, 1>>>(x, n - 1);\n#pragma dp consldt(block)\n  two<<<1, 1, 0, 0>>>(x, n - 2);\n}\n")
+    result = run(code)
+    assert [(r.rule.id, r.site) for r in result.remarks if r.kind.value == "missed"] == [
+        ("PDCC573", "two_0"), ("PDCC517", "two_1")]
+    assert "the launch of 'two' at line 6 cannot be" in result.remarks[0].message
+
+
+def test_a_template_kernel_is_not_consolidated_yet():
+    code = ("template <typename T>\n__global__ void down(T* x, int n) {\n  if (n == 0) return;\n"
+            "#pragma dp consldt(block)\n  down<T><<<1, 1>>>(x, n - 1);\n}\n")
+    (missed,) = [r for r in run(code).remarks if r.kind.value == "missed"]
+    assert missed.rule.id == "PDCC517" and "is a template" in missed.message
+
+
+def test_multiblock_is_not_a_consolidation_granularity():
+    (missed,) = [r for r in walk("consldt(multiblock(4))").remarks if r.kind.value == "missed"]
+    assert missed.rule.id == "PDCC600" and "consolidation per multiblock" in missed.message
+
+
+def test_agg_threshold_is_reported_and_the_rest_applies():
+    result = walk("consldt(block) agg_threshold(4)")
+    assert remarks(result, "PDCC570") and remarks(result, "PDCC600")[0].args["clause"] == "agg_threshold"
+
+
+def test_two_launches_share_one_queue_configured_by_the_first():
+    code = """\
+        __global__ void split(float* data, int lo, int hi) {
+          if (hi - lo < 2) return;
+          int p = lo + (hi - lo) / 2;
+          #pragma dp consldt(warp) threads(128)
+          split<<<1, 1>>>(data, lo, p);
+          #pragma dp consldt(warp) threads(64)
+          split<<<1, 1>>>(data, p, hi);
+        }
+        """
+    result = run(code)
+    assert [r.site for r in remarks(result, "PDCC570")] == ["split_0", "split_1"]
+    assert "shares the queue and consumer of site split_0" in remarks(result, "PDCC570")[1].message
+    (unused,) = remarks(result, "PDCC574")
+    assert unused.site == "split_1" and unused.args["clause"] == "threads"
+    assert [k.macro for k in result.knobs] == ["PDCC_POOL_BYTES_split_0", "PDCC_BUFFER_split_0", "PDCC_THREADS_split_0",
+                                               "PDCC_BLOCKS_split_0"]
+    assert result.text.count("pdcc_queue_split.append(pdcc_level, split__pdcc_direct") == 2  # in the consumer's copy
+
+
+def test_auto_consolidates_a_self_launch():
+    code = "__global__ void down(int* x, int n) {\n  if (n == 0) return;\n  down<<<1, 1>>>(x, n - 1);\n}\n"
+    assert remarks(run(code, auto="consldt(block)"), "PDCC570")
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("head", ["__global__ void __launch_bounds__(256) down", "static __global__ void down",
+                                  'extern "C" __global__ void down'])
+def test_the_kernel_keeps_its_bounds_linkage_and_storage(head: str, tmp_path: Path):
+    code = f"{head}(int* x, int n) {{\n  if (n == 0) return;\n  x[n] = n;\n#pragma dp consldt(block)\n" \
+           "  down<<<1, 1>>>(x, n - 1);\n}\n"
+    result = run(code)
+    assert remarks(result, "PDCC570")
+    wrapper = head.replace("__global__ void", "__global__ void __launch_bounds__(1024)") if "bounds" not in head \
+        else head
+    assert f"{wrapper}(int* x, int n)\n{{" in result.text
+    assert_compiles(result.text, tmp_path, "d.cu")
