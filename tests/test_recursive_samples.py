@@ -7,7 +7,8 @@ each, and the CPU replays of the recursions say the shallow inputs need fewer de
 pending-launch pool holds (2,048) and the deep ones far more, or chains deeper than that. On a GPU: flat and
 best match the CPU reference on random inputs; the naive program is correct on the shallow input and, on
 every deep one, reports its failed device launches (exit 3, "correct": false, detail "FAILED: ...") rather
-than printing a wrong result as if it were one.
+than printing a wrong result as if it were one; where pdcc consolidated the recursion, its program is correct
+on every input.
 """
 
 from __future__ import annotations
@@ -322,3 +323,35 @@ def test_the_naive_program_reports_failed_launches_on_the_deep_inputs(name: str,
         assert result["correct"] is False
         assert result["detail"].startswith("FAILED: "), result["detail"]
         assert "device launches failed" in done.stderr, done.stderr
+
+
+@pytest.fixture(scope="module")
+def pdcc_binaries(tmp_path_factory) -> dict[str, tuple[Path, list[dict]]]:
+    """Every naive program built by pdcc as the bench builds a pdcc variant, with its remarks."""
+    root = tmp_path_factory.mktemp("recursive-pdcc")
+
+    def build(name: str):
+        out, report = root / name, root / f"{name}.json"
+        done = pdcc("-arch=sm_90", "-O3", "-q", "-I", "samples/common", "-I", f"samples/{name}", str(source(name, "dp")),
+                    "-o", str(out), "--report", str(report))
+        assert done.returncode == 0, done.stderr
+        return name, (out, json.loads(report.read_text())["remarks"])
+
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        return dict(pool.map(build, RECURSIVE))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", RECURSIVE)
+def test_the_consolidated_program_is_correct_on_every_input(name: str, pdcc_binaries):
+    """Where pdcc consolidated the recursion, the program is correct on the shallow and the deep inputs
+    (no launch fails: levels chain by tail launches), and on the random ones."""
+    binary, remarks = pdcc_binaries[name]
+    if not any(r["kind"] == "applied" for r in remarks):
+        pytest.skip("pdcc left the launch as written: " + "; ".join(r["message"][:100] for r in remarks))
+    runs = [item["args"] for item in bench_inputs(name)] + [list(args) for args in RANDOM_INPUTS[name]]
+    for args in runs:
+        done, result = run_sample(binary, *args)
+        print(f"{name} pdcc {' '.join(args)}: {result['median_ms']:.3f} ms, {result['detail']}")
+        assert done.returncode == 0, done.stderr
+        assert result["correct"], f"{' '.join(args)}: {result['detail']}"
