@@ -237,6 +237,15 @@ def test_when_one_site_of_a_recursion_is_refused_the_others_say_so():
     assert "the launch of 'two' at line 6 cannot be" in result.remarks[0].message
 
 
+def test_a_launch_the_driver_leaves_as_written_keeps_the_whole_recursion_as_written():
+    code = ("__global__ void two(int* x, int n) {\n  if (n <= 0) return;\n#pragma dp consldt(block)\n"
+            "  two<<<1, 1>>>(x, n - 1);\n#pragma dp consldt(block)\n  two<<<1>>>(x, n - 2);\n}\n")
+    result = run(code)
+    assert [(r.rule.id, r.site) for r in result.remarks if r.kind.value == "missed"] == [
+        ("PDCC573", "two_0"), ("PDCC523", "two_1")]
+    assert "pdcc_queue" not in result.text
+
+
 def test_a_template_kernel_is_not_consolidated_yet():
     code = ("template <typename T>\n__global__ void down(T* x, int n) {\n  if (n == 0) return;\n"
             "#pragma dp consldt(block)\n  down<T><<<1, 1>>>(x, n - 1);\n}\n")

@@ -101,7 +101,7 @@ class Problem:
     rule: Rule
     span: Span | None     # None: at each site's consldt clause
     args: dict
-    line: int             # the line it is about, for the other sites' remarks
+    line: int             # the launch it stops (the obstacle's line for the whole recursion), for the other sites' remarks
 
 
 @dataclass
@@ -144,6 +144,8 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
                                              f"'{recursion.function.name}' at line {other.line} cannot be"),))
     first = site is recursion.sites[0]
     knobs = _knobs(context, recursion) if first else ()
+    if first:
+        context.after_sites(functools.partial(_build, recursion=recursion))
     granularity = clause.granularity
     summary = f"consolidated per {granularity}"
     level = templates.expression(_FIRST_LEVEL, queue=recursion.queue)
@@ -190,9 +192,7 @@ def _knobs(context: Context, recursion: Recursion) -> tuple[ir.Knob, ...]:
         (ir.Knob(f"PDCC_BLOCKS_{s}", blocks.expression if blocks else "0", "blocks", (0, (1 << 31) - 1)),
          Value(blocks.expression, blocks.span) if blocks else None)]
     context.include(RUNTIME_HEADER, "the device runtime")  # first: a kernel at the top of the file has its knobs there
-    knobs = tuple(context.knob(recursion.function, knob, value) for knob, value in written)
-    context.after_sites(functools.partial(_build, recursion=recursion))
-    return knobs
+    return tuple(context.knob(recursion.function, knob, value) for knob, value in written)
 
 
 def _literal_threads(unit: Unit, block: Node) -> int | None:
@@ -328,6 +328,8 @@ def _site_problem(context: Context, recursion: Recursion, site: Site, written: f
     if clause.granularity not in _GROUPS:
         return Problem(rules.CLAUSE_NOT_SUPPORTED, None, dict(construct=f"consolidation per {clause.granularity}",
                        clause=clause.name, outcome="use warp, block or grid; the launches are left as written"), line)
+    if len(launch.config) < 2:  # the driver leaves this launch as written (PDCC523), so the others must stay too
+        return _why_not(rules.LAUNCH_FORM, name, "the launch gives its grid size alone (`<<<grid>>>`)", line)
     if len(launch.config) > 2:
         return _why_not(rules.CHILD_UNSUPPORTED, name, "the launch names dynamic shared memory or a stream, which a "
                         "work item does not keep", line)
@@ -341,7 +343,7 @@ def _site_problem(context: Context, recursion: Recursion, site: Site, written: f
     if post is not None:
         statement, read = post
         return Problem(rules.CONSOLIDATE_POST_WORK, unit.span(statement), dict(kernel=name, name=read, launch_line=line),
-                       unit.source.line_of(statement.start_byte))
+                       line)
     return None
 
 
