@@ -5,16 +5,20 @@
 #   bash bench/gpu_box.sh OUTDIR bench [bench args]  e.g. --configs-from bench/results/2026-11-30-h200.json
 #   bash bench/gpu_box.sh OUTDIR meld [bench args]   the control-flow melding samples: tests/test_meld_samples.py
 #                                                     (GPU and CPU), then bench/run.py --only meld (about 4 min)
+#   bash bench/gpu_box.sh OUTDIR recursion [bench args] consolidated recursions (issue 11): the recursion check
+#                                                     at 10 and 10,000 levels, the recursive samples' GPU tests,
+#                                                     then bench/run.py on the recursive samples
 # The device allows 10 minutes a command: each half stops its steps at BUDGET_S seconds (default 510) and
 # still writes what it has. SKIP_TESTS=1, SKIP_LAUNCHABLE=1, SKIP_SANITIZER=1 leave a step of `checks` out
 # (SKIP_TESTS=1 also the tests of `meld`). Writes to OUTDIR (few files: the device returns at most 8):
 # gpu-tests.log, launchable.log, sanitizer.log, or bench.log, results.md/json, comparison.md, ratios.png, or
-# meld-tests.log, bench.log, results.md/json; and summary.txt last, also printed.
+# meld-tests.log (recursion-tests.log), bench.log, results.md/json; and summary.txt last, also printed.
 set -uo pipefail
-out=${1:?usage: bench/gpu_box.sh OUTDIR checks|bench|meld [bench args...]}
-mode=${2:?usage: bench/gpu_box.sh OUTDIR checks|bench|meld [bench args...]}
+usage="usage: bench/gpu_box.sh OUTDIR checks|bench|meld|recursion [bench args...]"
+out=${1:?$usage}
+mode=${2:?$usage}
 shift 2
-case $mode in checks|bench|meld) ;; *) echo "gpu_box: the mode is 'checks', 'bench' or 'meld', not '$mode'"; exit 2 ;; esac
+case $mode in checks|bench|meld|recursion) ;; *) echo "gpu_box: the mode is checks, bench, meld or recursion, not '$mode'"; exit 2 ;; esac
 mkdir -p "$out"
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -127,6 +131,26 @@ if [ "$mode" = meld ]; then
     [ -f /tmp/pdcc-bench-meld/$file ] && cp /tmp/pdcc-bench-meld/$file "$out/"
   done
   [ -f "$out/results.md" ] && sed -n '/^### Geometric mean over the samples/,$p' "$out/results.md" >>"$summary"
+fi
+if [ "$mode" = recursion ]; then
+  if [ "${SKIP_TESTS:-0}" != 1 ]; then
+    echo "== consolidated recursions: recursion check (10 and 10,000 levels), recursive samples built by pdcc"
+    within python3 -m pytest -q -m gpu -rA -p no:cacheprovider tests/test_recursive_samples.py \
+      "tests/test_cuda_programs.py::test_consolidated_recursions_visit_every_item_once_at_any_depth" \
+      >"$out/recursion-tests.log" 2>&1
+    rc=$?
+    note "recursion tests (exit $rc): $(tail -1 "$out/recursion-tests.log")"
+    grep -E "^(FAILED|ERROR)" "$out/recursion-tests.log" | head -20 | tee -a "$summary"
+  fi
+  echo "== recursive samples benchmark"
+  within python3 bench/run.py --out /tmp/pdcc-bench-rec --only dp --samples tree quicksort traversal mandelbrot \
+    descendants "$@" >"$out/bench.log" 2>&1
+  rc=$?
+  note "recursion benchmark (exit $rc, 124: out of time): $(grep -m1 '^built' "$out/bench.log")"
+  for file in results.md results.json; do
+    [ -f /tmp/pdcc-bench-rec/$file ] && cp /tmp/pdcc-bench-rec/$file "$out/"
+  done
+  grep -E "^ +(tree|quicksort|traversal|mandelbrot|descendants) " "$out/bench.log" >>"$summary"
 fi
 note "gpu_box $mode: $((SECONDS - started)) s"
 echo "== summary"

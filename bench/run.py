@@ -78,14 +78,15 @@ def build(compiler: list[str], source: Path, output: Path, flags: list[str], log
     return done.returncode == 0
 
 
-def with_clauses(source: Path, clauses: str, out: Path) -> Path | None:
-    """A copy of an annotated sample whose threshold sites carry `clauses` instead (one configuration),
-    or None when the sample has no such site (its configurations would all be the same program)."""
+def with_clauses(source: Path, clauses: str, out: Path, site: str = "threshold(") -> Path | None:
+    """A copy of an annotated sample whose sites (`#pragma dp` lines with `site` in them: threshold sites,
+    or `consldt(` for the recursive samples) carry `clauses` instead (one configuration), or None when the
+    sample has no such site (its configurations would all be the same program)."""
     lines = source.read_text().splitlines(keepends=True)
     replaced = False
     for index, line in enumerate(lines):
         stripped = line.lstrip()
-        if stripped.startswith("#pragma dp") and "threshold(" in stripped:
+        if stripped.startswith("#pragma dp") and site in stripped:
             lines[index] = line[:len(line) - len(stripped)] + f"#pragma dp {clauses}\n"
             replaced = True
     if not replaced:
@@ -137,10 +138,10 @@ def tune(sweep: dict, measure) -> None:
                 point = candidates[min(timed)[1]]
 
 
-def pdcc_plan(name: str, variant: str, clauses: str, arch: str, out: Path) -> tuple | None:
+def pdcc_plan(name: str, variant: str, clauses: str, arch: str, out: Path, site: str = "threshold(") -> tuple | None:
     """How to build one pdcc configuration of a sample, or None when it has no site to put it on."""
     directory = SAMPLES / name
-    source = with_clauses(directory / f"{name}_dp.cu", clauses, out)
+    source = with_clauses(directory / f"{name}_dp.cu", clauses, out, site)
     return None if source is None else (name, variant, pdcc_command(), source, [arch, "-q", "-I", str(directory)])
 
 
@@ -168,6 +169,8 @@ def build_all(config: dict, out: Path, extra: list[tuple] = ()) -> dict[tuple[st
                   (name, "best", ["nvcc"], directory / f"{name}_best.cu", [arch, *sample.get("best_flags", [])])]
         plans += filter(None, (pdcc_plan(name, c["name"], c["clauses"], arch, out)
                                for c in config["pdcc_configurations"]))
+        plans += filter(None, (pdcc_plan(name, c["name"], c["clauses"], arch, out, "consldt(")
+                               for c in sample.get("consolidations", [])))
     return build_many(plans, out)
 
 
@@ -756,12 +759,17 @@ class Session:
             self.pdcc_names.extend(v for v in dict.fromkeys(variants) if v not in self.pdcc_names)
             return measure(variants)
 
-        measure([v for v in (*PLAIN_VARIANTS, *self.configured) if (name, v) in self.binaries])
+        consolidations = [c["name"] for c in self.sample(name).get("consolidations", [])]
+        self.pdcc_names.extend(v for v in consolidations if v not in self.pdcc_names)
+        measure([v for v in (*PLAIN_VARIANTS, *self.configured, *consolidations) if (name, v) in self.binaries])
         if also:
             measure_clauses(list(also))
         if tune_it and any((name, v) in self.binaries for v in self.configured):
             tune(self.config["sweep"], measure_clauses)
         self.save()
+
+    def sample(self, name: str) -> dict:
+        return next(s for s in self.config["samples"] if s["name"] == name)
 
     def save(self) -> str:
         return save(self.out, self.runs, self.pdcc_names, self.aggregation_names, self.reps, self.meld)
