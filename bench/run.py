@@ -769,7 +769,7 @@ class Session:
         self.save()
 
     def sample(self, name: str) -> dict:
-        return next(s for s in self.config["samples"] if s["name"] == name)
+        return next((s for s in self.config.get("samples", []) if s["name"] == name), {})
 
     def save(self) -> str:
         return save(self.out, self.runs, self.pdcc_names, self.aggregation_names, self.reps, self.meld)
