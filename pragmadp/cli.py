@@ -4,8 +4,9 @@ Used exactly like nvcc (`make NVCC=pdcc`, `CMAKE_CUDA_COMPILER=pdcc`) or as a la
 it (`pdcc [PDCC OPTIONS] nvcc ARGS`, CMake's CMAKE_CUDA_COMPILER_LAUNCHER). pdcc takes its own options out
 of the command line (and reads the rest of its settings from PDCC_* variables and pdcc.toml, config.py),
 transforms the `.cu` inputs of compile steps that need it into copies at stable temporary paths, and runs
-nvcc with every other argument as given, in order. Queries (`--version`, `--dryrun`, ...) go to nvcc
-untouched and pdcc prints nothing of its own. `pdcc report DIR -o FILE` merges a build's unit reports.
+nvcc with every other argument as given, in order. Queries (`--version`, `--list-gpu-arch`, ...) go to nvcc
+untouched and pdcc prints nothing of its own. A dry run of a compile (`--dryrun`, which sccache runs and then
+executes the steps itself) is the plan of compiling the transformed copies, kept on disk for those steps. `pdcc report DIR -o FILE` merges a build's unit reports.
 """
 
 from __future__ import annotations
@@ -560,7 +561,8 @@ class Build:
                 continue
             if not result.changed:
                 continue
-            target = cleanup.enter_context(stable_copy(original, result.data))
+            target = kept_copy(original, result.data) if self.command.is_dry_run() \
+                else cleanup.enter_context(stable_copy(original, result.data))
             mapping[unit.index] = target
             replaced[target] = original
             directory = os.path.dirname(os.path.abspath(original))
@@ -586,12 +588,13 @@ class Build:
             sys.stdout = open(os.devnull, "w")
 
     def _run_nvcc(self, argv: list[str], replaced: dict[str, str]) -> int:
-        """Runs nvcc; its messages name the user's files and lines, never pdcc's copies or the lines pdcc wrote.
-        A signal that kills nvcc is reported and gives 128 + its number, as a shell would."""
+        """Runs nvcc; its messages name the user's files and lines, never pdcc's copies or the lines pdcc wrote
+        (but a dry run's steps name the copies: they are what the steps compile). A signal that kills nvcc is
+        reported and gives 128 + its number, as a shell would."""
         compiler = [*self.compiler, *argv]
         environment = _chain_environment(self.compiler)
         transformed = [i.result for i in self.inputs if i.result is not None and i.result.changed]
-        if not replaced and not transformed:
+        if self.command.is_dry_run() or (not replaced and not transformed):
             status = subprocess.run(compiler, env=environment, input=self.stdin).returncode
         else:
             completed = subprocess.run(compiler, capture_output=True, env=environment, input=self.stdin)
@@ -742,8 +745,7 @@ def stable_copy(original: str, data: bytes) -> Iterator[str]:
     default outputs (`k.o`, `k.d`) as it would.
 
     Raises PdccError (PDCC304) when the copy cannot be written."""
-    name = os.path.basename(original)
-    key = hashlib.sha256(os.fsencode(name) + b"\0" + data).hexdigest()[:24]
+    name, key = _copy_key(original, data)
     while True:
         base = None
         try:
@@ -796,6 +798,33 @@ def stable_copy(original: str, data: bytes) -> Iterator[str]:
             with contextlib.suppress(OSError):
                 os.rmdir(folder.parent)  # empty once no pdcc of this user is compiling
         os.close(lock)
+
+
+def kept_copy(original: str, data: bytes) -> str:
+    """The copy a dry run names: `$TMPDIR/pdcc-<uid>/kept/<hash>/<name>`, left in place, because the steps
+    `nvcc --dryrun` prints run after pdcc has exited (sccache runs them itself, one by one, and caches each).
+    Content-addressed as `stable_copy`'s, so a rebuild names the same file and hits the cache; it is written
+    once per content and never removed by pdcc (a temporary directory's own cleanup removes it).
+
+    Raises PdccError (PDCC304) when the copy cannot be written."""
+    name, key = _copy_key(original, data)
+    folder = None
+    try:
+        folder = _private_directory() / "kept" / key
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / name
+        if not _holds(target, data):
+            write_atomically(str(target), data)
+        return str(target)
+    except OSError as exc:
+        raise PdccError.at(rules.OUTPUT_FAILED, Location(original, 1, 1), "temporary-copy", input=original,
+                           directory=str(folder), reason=exc.strerror or str(exc)) from exc
+
+
+def _copy_key(original: str, data: bytes) -> tuple[str, str]:
+    """A copy's file name (the input's own, so nvcc names default outputs as it would) and its folder's name."""
+    name = os.path.basename(original)
+    return name, hashlib.sha256(os.fsencode(name) + b"\0" + data).hexdigest()[:24]
 
 
 def _private_directory() -> Path:

