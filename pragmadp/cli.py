@@ -435,7 +435,7 @@ class Build:
         if not self._transform_inputs():
             self._report()
             return 1
-        self._print_selected_remarks()
+        self._print_selected_remarks(self.remarks)
         if self.options.werror_missed and not self._no_missed_remarks():
             self._report()
             return 1
@@ -451,6 +451,8 @@ class Build:
                 argv, replaced = self._nvcc_arguments(cleanup, extra)
                 self._say_device_runtime_flags()
                 status = self._run_nvcc(argv, replaced)
+                if status == 0 and "-rdc=true" in extra and not self.command.is_dry_run():
+                    self._device_link_alone()
             if status == 0:
                 _tune_receipt([unit.path for unit in self.inputs])
         except PdccError as exc:
@@ -521,11 +523,11 @@ class Build:
 
     # ---- remarks on the terminal ------------------------------------------------------------------------------
 
-    def _print_selected_remarks(self) -> None:
+    def _print_selected_remarks(self, remarks: Sequence[Remark]) -> None:
         """-Rpass=REGEX and friends: the matching remarks, one compiler-style line each, as clang prints them."""
         filters = {Kind.APPLIED: self.options.remarks.get("pass"), Kind.MISSED: self.options.remarks.get("missed"),
                    Kind.ANALYSIS: self.options.remarks.get("analysis")}
-        for remark in self.remarks:
+        for remark in remarks:
             regex = filters.get(remark.kind)
             if regex is not None and any(regex.search(name) for name in (remark.pass_name, remark.rule.name,
                                                                            remark.rule.id) if name):
@@ -652,14 +654,62 @@ class Build:
         return flags
 
     def _say_device_runtime_flags(self) -> None:
-        """PDCC700 on standard error (unless -q or -v) just before nvcc runs, with how to link such objects at -c."""
+        """PDCC700 on standard error (unless -q or -v) just before nvcc runs, with how to link objects compiled
+        so where pdcc does not device-link them itself (-lib, -ptx, ...)."""
         if self.command.verbose or self.options.quiet:
             return
         from pragmadp.explain import ADVICE
         for remark in self.remarks:
             if remark.rule is rules.RDC_ADDED:
-                advice = "" if self.command.links() else f"\n  = help: {ADVICE[rules.RDC_ADDED.id]}"
+                linked = self.command.links() or self.command.compiled_objects()
+                advice = "" if linked else f"\n  = help: {ADVICE[rules.RDC_ADDED.id]}"
                 print_diagnostic(self.err, remark_line(remark) + advice)
+
+    def _device_link_alone(self) -> None:
+        """-c with the -rdc=true pdcc added: each object is device-linked on its own (`nvcc -dlink`, then
+        `ld -r` of the object and its device link into the object, the registration functions made local), as
+        CMake's CUDA_RESOLVE_DEVICE_SYMBOLS does
+        for a library. The object then links with any linker, as one compiled without -rdc would (CMake links a
+        target without separable compilation with the host compiler); it calls no device code of other objects,
+        which without -rdc it could not either. PDCC701 per object; PdccError (PDCC310) when a step fails."""
+        for path in self.command.compiled_objects():
+            linked, combined, local = (f"{path}.pdcc-{part}" for part in ("dlink.o", "combined.o", "local"))
+            try:
+                # -v: nvcc names its library folders (`#$ LIBRARIES=...`), where libcudadevrt.a is
+                shown = self._link_step(path, [*self.compiler, *self.command.device_link_options(), "-v", "-dlink",
+                                               path, "-o", linked])
+                folders = [arg for line in shown.splitlines() if line.startswith("#$ LIBRARIES=")
+                           for arg in shlex.split(line.partition("=")[2]) if arg.startswith("-L")]
+                # the host side of the device runtime comes in too, so that its registration calls this
+                # object's device link and the final link needs no cudadevrt member of its own
+                self._link_step(path, ["ld", "-r", path, linked, *folders, "-lcudadevrt", "-o", combined])
+                # what the device link and the runtime define (registration functions, fatbin wrappers, the
+                # runtime's tables) is local to the object: two objects linked alone do not define it twice;
+                # and the relocatable device code is renamed out of nvlink's sight, so that an nvcc link (with
+                # -rdc=true or not) does not device-link it again
+                added = sorted(global_definitions(combined) - global_definitions(path))
+                Path(local).write_text("".join(f"{name}\n" for name in added))
+                self._link_step(path, ["objcopy", f"--localize-symbols={local}",
+                                       *(f"--rename-section={name}=.pdcc{name}" for name in _RELOCATABLE_SECTIONS),
+                                       combined])
+                os.replace(combined, path)
+            except OSError as exc:
+                raise PdccError.at(rules.DEVICE_LINK_FAILED, Location(path, 1, 1), "step", object=path,
+                                   command="ld -r", status=exc.strerror or str(exc), output="") from exc
+            except PdccError:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)  # as a compiler that fails: no object a later make would take as built
+                raise
+            finally:
+                for leftover in (linked, combined, local):
+                    with contextlib.suppress(OSError):
+                        os.unlink(leftover)
+            args = {"object": path}
+            remark = Remark(Kind.ANALYSIS, rules.DEVICE_LINKED_ALONE, rules.DEVICE_LINKED_ALONE.render(args),
+                            Location(path, 1, 1), pass_name="build", args=args)
+            self.remarks.append(remark)
+            next(r for r in self.results.values() if r.uses_device_launches).remarks.append(remark)
+            self._print_selected_remarks([remark])
 
     def _check_device_link(self, extra: list[str]) -> None:
         """A link of objects with relocatable device code and no device link would fail on
@@ -678,6 +728,21 @@ class Build:
         missing = [path for symbol, path in needed.items() if symbol not in defined]
         if missing:
             raise CommandError(rules.LINK_WITHOUT_DEVICE_LINK, "link", object=missing[0])
+
+    def _link_step(self, path: str, step: list[str]) -> str:
+        """Runs one step of `_device_link_alone` and returns what it printed; PdccError (PDCC310) with that
+        output when it fails."""
+        try:
+            done = subprocess.run(step, capture_output=True, text=True, errors="replace",
+                                  env=_chain_environment(self.compiler))
+        except OSError as exc:
+            done = subprocess.CompletedProcess(step, 127, "", exc.strerror or str(exc))
+        if done.returncode != 0:
+            output = (done.stdout + done.stderr).strip()
+            raise PdccError.at(rules.DEVICE_LINK_FAILED, Location(path, 1, 1), "step", object=path,
+                               command=shlex.join(step), status=f"exit {done.returncode}",
+                               output=f": {output}" if output else "")
+        return done.stdout + done.stderr
 
     # ---- reports -------------------------------------------------------------------------------------------------
 
@@ -906,34 +971,48 @@ def _generated_code_note(result: pipeline.Result, site: pipeline.SiteLines | Non
 
 # ---- objects that need a device link -----------------------------------------------------------------------------
 
-_LINKED_BINARY = b"__cudaRegisterLinkedBinary_"
+_LINKED_BINARY = "__cudaRegisterLinkedBinary_"
+#: where an object keeps its relocatable device code and its host references to kernels, variables and
+#: constants (what nvlink reads at a device link)
+_RELOCATABLE_SECTIONS = ("__nv_relfatbin", ".nvHRKI", ".nvHRKE", ".nvHRDI", ".nvHRDE", ".nvHRCI", ".nvHRCE")
 
 
 def linked_binary_symbols(path: str) -> list[tuple[str, bool]]:
     """The `__cudaRegisterLinkedBinary_*` symbols of an ELF object, each with whether the object defines it: an
     object with relocatable device code refers to one that only a device-link object defines. Empty for what
     is not a readable 64-bit little-endian ELF file."""
+    return [(name, defined) for name, defined, _ in elf_symbols(path) if name.startswith(_LINKED_BINARY)]
+
+
+def global_definitions(path: str) -> set[str]:
+    """The symbols an ELF object defines for other objects (global or weak)."""
+    return {name for name, defined, exported in elf_symbols(path) if defined and exported}
+
+
+def elf_symbols(path: str) -> list[tuple[str, bool, bool]]:
+    """An ELF object's symbols: (name, defined here, global or weak). Empty for what is not a readable 64-bit
+    little-endian ELF file."""
     try:
         data = Path(path).read_bytes()
     except OSError:
         return []
-    if _LINKED_BINARY not in data or data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+    if data[:4] != b"\x7fELF" or len(data) < 6 or data[4] != 2 or data[5] != 1:
         return []
     try:
         (section_offset,) = struct.unpack_from("<Q", data, 0x28)
         entry_size, count = struct.unpack_from("<HH", data, 0x3A)
         sections = [struct.unpack_from("<IIQQQQIIQQ", data, section_offset + i * entry_size) for i in range(count)]
-        symbols: list[tuple[str, bool]] = []
+        symbols: list[tuple[str, bool, bool]] = []
         for _, kind, _, _, offset, size, link, _, _, symbol_size in sections:
             if kind != 2 or symbol_size == 0:  # SHT_SYMTAB
                 continue
             strings = sections[link][4]
             for start in range(offset, offset + size, symbol_size):
-                name_offset, _, _, section_index = struct.unpack_from("<IBBH", data, start)
+                name_offset, info, _, section_index = struct.unpack_from("<IBBH", data, start)
                 end = data.index(b"\0", strings + name_offset)
-                name = data[strings + name_offset:end]
-                if name.startswith(_LINKED_BINARY):
-                    symbols.append((name.decode("ascii", "replace"), section_index != 0))  # 0: SHN_UNDEF
+                name = data[strings + name_offset:end].decode("ascii", "replace")
+                if name:  # 0: SHN_UNDEF; binding 1 global, 2 weak
+                    symbols.append((name, section_index != 0, info >> 4 in (1, 2)))
         return symbols
     except (struct.error, IndexError, ValueError):
         return []

@@ -56,8 +56,21 @@ EXPLANATIONS: dict[str, str] = {
     "PDCC700": """\
         The transformed code launches kernels from the device (dynamic parallelism), which needs relocatable
         device code, so pdcc added -rdc=true to the compile (and -lcudadevrt to a link). Objects compiled so
-        must be device-linked: link with `nvcc -rdc=true`, or add an `nvcc -dlink` step; in CMake, set
-        CUDA_SEPARABLE_COMPILATION ON on the target. Put -rdc=true in your own flags and pdcc adds nothing.""",
+        must be device-linked: at -c pdcc does it per object (PDCC701); at other phases (-lib, -ptx, ...) link
+        with `nvcc -rdc=true`, or add an `nvcc -dlink` step; in CMake, set CUDA_SEPARABLE_COMPILATION ON on the
+        target. Put -rdc=true in your own flags and pdcc adds nothing.""",
+    "PDCC310": """\
+        At -c without -rdc=true of your own, pdcc compiles with -rdc=true and then device-links the object on
+        its own (PDCC701): `nvcc -v -dlink`, `ld -r` with libcudadevrt.a from the folders nvcc names, and
+        `objcopy`. One of these steps failed; its command and output are in the message, and the object was
+        removed so that no build takes it as done. Install binutils (ld, objcopy) where nvcc runs, or put
+        -rdc=true in your own flags and device-link the program yourself.""",
+    "PDCC701": """\
+        An object compiled at -c with the -rdc=true pdcc added is device-linked on its own, as CMake's
+        CUDA_RESOLVE_DEVICE_SYMBOLS does for a library: its device link and the device runtime's host side
+        are put into the object, their symbols made local, and its relocatable device code renamed so that
+        nvlink does not link it twice. Link it with anything: the host compiler, nvcc, nvcc -rdc=true. Its
+        device code sees no other object's, as without -rdc.""",
     "PDCC900": """\
         pdcc failed: a bug in pdcc, not in your code. The message names the pass and the site, and a
         reproducer directory (pdcc-crash-<hash> in the temporary directory) holds the input, the command and

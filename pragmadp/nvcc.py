@@ -426,6 +426,23 @@ class NvccCommand:
         srcs = [p for _, p in self.inputs if lang is not None or p.endswith(SOURCE_SUFFIXES)]
         return [os.path.join(odir, _replace_suffix(os.path.basename(p), ".d")) for p in srcs]
 
+    def compiled_objects(self) -> list[str]:
+        """-c: the object each CUDA input compiles to, as nvcc names it: ``-o``, else the input's basename
+        with ``.o`` in the -odir directory or the current directory. Empty in every other phase."""
+        if self.is_query() or self.phase != "c":
+            return []
+        out = self.output_file()
+        if out:
+            return [out]
+        odir = self.last_value("--output-directory") or ""
+        return [os.path.join(odir, _replace_suffix(os.path.basename(p), ".o")) for _, p in self.cuda_inputs()]
+
+    def device_link_options(self) -> list[str]:
+        """The options a device link of this command's objects must repeat: the targets (-arch, -code,
+        -gencode), the host compiler and its options (for the link stub nvcc compiles)."""
+        kept = ("--gpu-architecture", "--gpu-code", "--generate-code", "--compiler-bindir", "--compiler-options")
+        return [f"{a.name}={a.value}" for a in self.args if a.kind == "option" and a.name in kept]
+
     # ---- rewriting ---------------------------------------------------------------------------
 
     def with_inputs_replaced(self, mapping: Mapping[int, str]) -> list[str]:

@@ -10,6 +10,7 @@ import errno
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -28,7 +29,7 @@ from pragmadp import cli
 
 FAKE_NVCC = textwrap.dedent("""\
     #!{python}
-    import json, os, signal, sys, time
+    import json, os, signal, subprocess, sys, time
     record = {{"argv": sys.argv[1:], "inputs": {{}}}}
     if "-" in sys.argv[1:]:  # standard input, as nvcc reads it under -x cu
         record["stdin"] = sys.stdin.buffer.read().decode("utf-8", "replace")
@@ -45,7 +46,22 @@ FAKE_NVCC = textwrap.dedent("""\
     time.sleep(float(os.environ.get("FAKE_NVCC_SLEEP", "0")))
     if "FAKE_NVCC_SIGNAL" in os.environ:
         os.kill(os.getpid(), int(os.environ["FAKE_NVCC_SIGNAL"]))
-    sys.exit(int(os.environ.get("FAKE_NVCC_EXIT", "0")))
+    if "FAKE_NVCC_EXIT" in os.environ:
+        sys.exit(int(os.environ["FAKE_NVCC_EXIT"]))
+    args = sys.argv[1:]
+    outputs = [args[args.index("-o") + 1]] if "-o" in args and ("-c" in args or "-dlink" in args) else \\
+        [os.path.basename(a)[:-3] + ".o" for a in args if a.endswith(".cu")] if "-c" in args else []
+    for out in outputs:  # a real object (holding the record), as ld -r takes it
+        with open(out + ".data", "w") as data:
+            data.write(json.dumps(record))
+        subprocess.run(["ld", "-r", "-b", "binary", out + ".data", "-o", out], check=True)
+        os.unlink(out + ".data")
+    if "-v" in args and "-dlink" in args:  # where nvcc's libraries are: beside this script, an empty cudadevrt
+        folder = os.path.dirname(os.path.abspath(sys.argv[0]))
+        if "FAKE_NVCC_NO_CUDADEVRT" not in os.environ:
+            with open(os.path.join(folder, "libcudadevrt.a"), "wb") as archive:
+                archive.write(b"!<arch>\\n")
+        print('#$ LIBRARIES=  "-L' + folder + '"', file=sys.stderr)
     """)
 
 ANNOTATED = textwrap.dedent("""\
@@ -84,9 +100,12 @@ def pdcc(*args: str, cwd: Path, env: dict | None = None, nvcc: Path | None = Non
     return run_pdcc(*args, cwd=cwd, env=environment)
 
 
-def nvcc_calls(project: Path) -> list[dict]:
+def nvcc_calls(project: Path, device_links: bool = False) -> list[dict]:
+    """What the stand-in nvcc was given, call by call; without the device links pdcc runs after a compile at
+    -c that it added -rdc=true to (`nvcc -v -dlink k.o -o k.o.pdcc-dlink.o`), unless `device_links`."""
     log = project / "nvcc.log"
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return [call for call in calls if device_links or not {"-v", "-dlink"} <= set(call["argv"])]
 
 
 def test_query_goes_to_nvcc_untouched_and_pdcc_prints_nothing(project: Path):
@@ -722,13 +741,18 @@ def test_cmake_configures_with_pdcc_when_nvcc_is_off_path(project: Path):
 
 
 def test_pdcc700_is_shown_at_compile_with_how_to_link_and_not_with_q(project: Path):
-    """issue 12 item 9: pdcc added -rdc=true at -c silently."""
-    done = pdcc("-c", "src/kernels.cu", "-o", "k.o", cwd=project, nvcc=project / "bin/nvcc")
+    """issue 12 item 9: pdcc added -rdc=true at -c silently. At -c the object is device-linked on its own
+    (PDCC701, below); where pdcc does not do that (-lib), the remark says how to link."""
+    done = pdcc("-lib", "src/kernels.cu", "-o", "k.a", cwd=project, nvcc=project / "bin/nvcc")
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith(
         "src/kernels.cu:1:1: remark: added -rdc=true: this code launches kernels from the device [PDCC700]\n"
         "  = help: objects compiled with -rdc=true need a device link: link with nvcc -rdc=true, or add an "
         "'nvcc -dlink' step (CMake: CUDA_SEPARABLE_COMPILATION ON)")
+    compiled = pdcc("-c", "src/kernels.cu", "-o", "k.o", cwd=project, nvcc=project / "bin/nvcc")
+    assert compiled.stderr.startswith("src/kernels.cu:1:1: remark: added -rdc=true: this code launches kernels from "
+                                      "the device [PDCC700]\npdcc optimization remarks")
+    assert "[PDCC701]" in compiled.stderr
     linked = pdcc("src/kernels.cu", "-o", "app", cwd=project, nvcc=project / "bin/nvcc")
     assert "remark: added -rdc=true -lcudadevrt: this code launches kernels from the device [PDCC700]\n" \
            "pdcc optimization remarks" in linked.stderr                # nvcc device-links: nothing more to say
@@ -765,7 +789,7 @@ def test_a_link_of_relocatable_device_code_without_a_device_link_is_a_pdcc_error
 
 @pytest.mark.nvcc
 def test_real_nvcc_link_of_an_rdc_object_without_rdc(project: Path):
-    assert pdcc("-arch=sm_90", "-c", "src/kernels.cu", "-o", "k.o", "-q", cwd=project).returncode == 0
+    assert pdcc("-arch=sm_90", "-rdc=true", "-c", "src/kernels.cu", "-o", "k.o", "-q", cwd=project).returncode == 0
     (project / "main.cu").write_text("int main() { return 0; }\n")
     assert pdcc("-arch=sm_90", "-c", "main.cu", "-o", "main.o", "-q", cwd=project).returncode == 0
     done = pdcc("-arch=sm_90", "k.o", "main.o", "-o", "app", cwd=project)
@@ -773,6 +797,112 @@ def test_real_nvcc_link_of_an_rdc_object_without_rdc(project: Path):
     assert "__cudaRegisterLinkedBinary" not in done.stderr.split("= help:")[0] and not (project / "app").exists()
     done = pdcc("-arch=sm_90", "-rdc=true", "k.o", "main.o", "-o", "app", cwd=project)
     assert done.returncode == 0, done.stderr
+
+
+# Two files that launch from the device and a host file that runs them and checks what they wrote.
+LINKED_ALONE = {
+    "k1.cu": ANNOTATED.replace('#include "helper.cuh"', "#define HELPER_VALUE 7"),
+    "k2.cu": ANNOTATED.replace('#include "helper.cuh"', "#define HELPER_VALUE 7").replace("parent", "parent2")
+                      .replace("child", "child2").replace("threshold(32)", "consldt(block) threshold(16)"),
+    "main.cu": textwrap.dedent("""\
+        #include <cstdio>
+        __global__ void parent(int*, const int*);
+        __global__ void parent2(int*, const int*);
+        int main() {
+          const int n = 100;
+          int *x, *len, host[2 * n];
+          cudaMalloc(&x, sizeof host);
+          cudaMalloc(&len, sizeof(int));
+          cudaMemset(x, 0, sizeof host);
+          cudaMemcpy(len, &n, sizeof(int), cudaMemcpyHostToDevice);
+          parent<<<1, 1>>>(x, len);
+          parent2<<<1, 1>>>(x + n, len);
+          cudaError_t status = cudaMemcpy(host, x, sizeof host, cudaMemcpyDeviceToHost);
+          int wrong = 0;
+          for (int i = 0; i < 2 * n; ++i) wrong += host[i] != 7;
+          std::printf("%s, %d wrong\\n", cudaGetErrorString(status), wrong);
+          return status != cudaSuccess || wrong != 0;
+        }
+        """),
+}
+
+
+def linked_alone(directory: Path, linker: str) -> Path:
+    """LINKED_ALONE compiled by pdcc at -c without -rdc (each object device-linked on its own), then linked by
+    `linker`: nvcc, nvcc -rdc=true, or the host compiler as CMake links a target without separable compilation."""
+    for name, text in LINKED_ALONE.items():
+        (directory / name).write_text(text)
+        done = pdcc("-arch=sm_90", "-c", name, "-o", f"{name[:-3]}.o", "-Rpass-analysis=PDCC701", cwd=directory)
+        assert done.returncode == 0, done.stderr
+        assert (f"{name[:-3]}.o:1:1: remark: '{name[:-3]}.o' is device-linked on its own" in done.stderr) == \
+            (name != "main.cu")
+    objects = ["main.o", "k1.o", "k2.o"]
+    for name in objects[1:]:  # the registration of its device link is its own: two objects do not collide
+        assert all(not defined for symbol, defined, exported in cli.elf_symbols(str(directory / name))
+                   if symbol.startswith("__cudaRegisterLinkedBinary_") and exported)
+    command = {"nvcc": ["nvcc", "-arch=sm_90", *objects], "nvcc -rdc=true": ["nvcc", "-arch=sm_90", "-rdc=true",
+                                                                              *objects],
+               "host compiler": ["g++", *objects, *nvcc_library_folders(directory), "-lcudadevrt", "-lcudart_static",
+                                 "-lrt", "-lpthread", "-ldl"]}[linker]
+    done = subprocess.run([*command, "-o", "app"], cwd=directory, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return directory / "app"
+
+
+def nvcc_library_folders(directory: Path) -> list[str]:
+    """The -L options nvcc links with (`#$ LIBRARIES=` in its dry run), for a link by the host compiler."""
+    shown = subprocess.run(["nvcc", "--dryrun", "main.o", "-o", "app"], cwd=directory, capture_output=True, text=True)
+    return [arg for line in shown.stderr.splitlines() if line.startswith("#$ LIBRARIES=")
+            for arg in shlex.split(line.partition("=")[2]) if arg.startswith("-L")]
+
+
+LINKERS = ["nvcc", "nvcc -rdc=true", "host compiler"]
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("linker", LINKERS)
+def test_an_object_compiled_at_c_without_rdc_links_with_any_linker(tmp_path: Path, linker: str):
+    """issue 12 item 9: pdcc added -rdc=true at -c, so a target without separable compilation (CMake links it
+    with the host compiler) failed on `undefined reference to __cudaRegisterLinkedBinary_...`."""
+    assert linked_alone(tmp_path, linker).exists()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("linker", LINKERS)
+def test_an_object_compiled_at_c_without_rdc_runs_whatever_linked_it(tmp_path: Path, linker: str):
+    """Each object's device code (its device link, the device runtime with it) registers and runs."""
+    done = subprocess.run([str(linked_alone(tmp_path, linker))], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "no error, 0 wrong\n"), done.stderr
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_a_cmake_target_without_separable_compilation_builds_through_pdcc(tmp_path: Path):
+    """The issue's own case: CMake compiles with pdcc at -c (no -rdc) and links with the host compiler."""
+    for name, text in LINKED_ALONE.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "CMakeLists.txt").write_text(CMAKE_PROJECT["CMakeLists.txt"].replace("CUDA_SEPARABLE_COMPILATION ON ",
+                                                                                     ""))
+    env = clean_environment()
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    for step in (["cmake", "-S", ".", "-B", "build", *generator, f"-DCMAKE_CUDA_COMPILER={make_pdcc_script(tmp_path)}"],
+                 ["cmake", "--build", "build"]):
+        done = subprocess.run(step, cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "build" / "demo").exists()
+
+
+def test_a_failed_device_link_at_c_is_an_error_and_leaves_no_object(project: Path):
+    """PDCC310: a step of the device link pdcc adds fails (here, no libcudadevrt.a where nvcc says)."""
+    done = pdcc("-c", "src/kernels.cu", "-o", "k.o", "-q", cwd=project, nvcc=project / "bin/nvcc",
+                env={"FAKE_NVCC_NO_CUDADEVRT": "1"})
+    assert done.returncode == 1 and not (project / "k.o").exists()
+    assert done.stderr.startswith("k.o:1:1: error[PDCC310]: cannot device-link 'k.o' on its own: 'ld -r k.o "
+                                  "k.o.pdcc-dlink.o -L")
+    assert "cannot find -lcudadevrt" in done.stderr and "= help: add -rdc=true to your own flags" in done.stderr
+    assert sorted(p.name for p in project.iterdir() if p.name.startswith("k.o")) == []
+    assert [call["argv"][-5:] for call in nvcc_calls(project, device_links=True)][1] == \
+        ["-v", "-dlink", "k.o", "-o", "k.o.pdcc-dlink.o"]
 
 
 UNDEFINED_VALUE = ANNOTATED.replace("threshold(32)", "threshold(N_UNDEFINED)")

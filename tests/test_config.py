@@ -172,7 +172,8 @@ def test_launcher_style_with_a_compiler_cache_before_nvcc(tree: Path):
     done = run(tree, "-q", str(cache), str(tree.parent / "bin" / "nvcc"), "-c", "src/kernels.cu",
                env={"PDCC_NVCC": None})
     assert done.returncode == 0, done.stderr
-    assert (tree / "cache.log").read_text() == f"{tree.parent / 'bin' / 'nvcc'}\n"
+    # the compile, then the device link of the object (-c without -rdc=true): both through the cache
+    assert (tree / "cache.log").read_text() == f"{tree.parent / 'bin' / 'nvcc'}\n" * 2
     assert "child__pdcc_serial" in next(iter(nvcc_calls(tree)[0]["inputs"].values()))
 
 

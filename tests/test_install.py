@@ -106,7 +106,8 @@ def test_a_non_editable_install_gives_a_working_pdcc(tmp_path: Path, route: str)
     where = run(python, "-c", "import pragmadp.directives as d; print(d.__file__); print(d.GRAMMAR_PATH)", cwd=work,
                 env=environment).stdout.split()
     assert all(path.startswith(str(tmp_path / "venv")) for path in where), where
-    done = run(tmp_path / "venv" / "bin" / "pdcc", "-arch=sm_90", "-c", "k.cu", "-q", cwd=work, env=environment)
+    done = run(tmp_path / "venv" / "bin" / "pdcc", "-arch=sm_90", "-rdc=true", "-c", "k.cu", "-q", cwd=work,
+               env=environment)
     assert done.stderr == ""
     handed = (work / "nvcc.log").read_text()
     assert "child__pdcc_agg_parent_0" in handed and "child__pdcc_serial" in handed

@@ -172,6 +172,12 @@ MISSED_IS_ERROR = Rule("PDCC309", "missed-is-error",
     "missed": Message("{count} missed remark(s) with --Werror-missed: nothing was compiled",
                       "each is shown above with its reason; change the code or the pragma, or drop --Werror-missed"),
 })
+DEVICE_LINK_FAILED = Rule("PDCC310", "device-link-failed",
+                          "pdcc could not device-link an object compiled with the -rdc=true it added.", messages={
+    "step": Message("cannot device-link '{object}' on its own: '{command}' failed ({status}){output}",
+                    "add -rdc=true to your own flags and device-link the program (nvcc -rdc=true at the link, "
+                    "or CMake's CUDA_SEPARABLE_COMPILATION ON); pdcc then adds nothing"),
+})
 
 # --- threshold pass (PDCC5xx) ----------------------------------------------------------------
 THRESHOLD_APPLIED = Rule("PDCC500", "threshold-applied",
@@ -268,6 +274,11 @@ LAUNCH_BOUNDS = Rule("PDCC530", "launch-bounds-added",
 RDC_ADDED = Rule("PDCC700", "rdc-added",
                  "The result launches kernels from the device; -rdc=true (and -lcudadevrt when linking) was added.",
                  "added {flags}: this code launches kernels from the device")
+DEVICE_LINKED_ALONE = Rule("PDCC701", "device-linked-alone",
+                           "An object compiled with the -rdc=true pdcc added is device-linked on its own, so it "
+                           "links with any linker, as an object compiled without -rdc would.",
+                           "'{object}' is device-linked on its own (nvcc -dlink, then ld -r into it): it links with "
+                           "any linker, like an object compiled without -rdc")
 
 # --- meld pass (PDCC8xx) -------------------------------------------------------------------------
 MELD_APPLIED = Rule("PDCC800", "meld-applied",
