@@ -62,7 +62,9 @@ def rewrite(unit: Unit, defines: Mapping[str, str] | None = None, auto: bool = F
     for node, (kernel, site) in rewritten.items():
         if node not in context.wrapped:
             _bound(context, edits, kernel, site, result)
-    for placed in context.placed.values():
+    # at one offset, what follows the code before it (the runtime's #include, definitions after a child)
+    # comes before what precedes the function there (its knobs and prototypes), whichever pass placed first
+    for placed in sorted(context.placed.values(), key=lambda p: (p.offset, p.before)):
         edits.insert(placed.offset, _placed_rope(unit, placed))
     melded = _meld(context, edits, result, auto)
     for pragma in unit.pdcc_pragmas:
@@ -162,6 +164,8 @@ def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:
         return None
     base = sites.base(context, site, found.parameters, typed=not found.template)
     plan = SitePlan(site, found, base.code, base.arguments)
+    if threshold in passes and consolidate in passes and consolidate.runs(plan, context):
+        plan.serial = consolidate.serial_call  # small items run here, their own launches appended
     for pass_ in passes:
         context.pass_name = pass_.NAME
         outcome = pass_.plan(plan, context)

@@ -301,3 +301,41 @@ def test_the_kernel_keeps_its_bounds_linkage_and_storage(head: str, tmp_path: Pa
         else head
     assert f"{wrapper}(int* x, int n)\n{{" in result.text
     assert_compiles(result.text, tmp_path, "d.cu")
+
+
+def test_a_threshold_runs_small_items_in_the_launching_thread_through_a_leaf_copy():
+    """issue 11 item 6: threshold composes with consolidation; before, the threshold was missed (PDCC514)."""
+    result = walk("threshold(64) consldt(block) work(c)")
+    assert not [r for r in result.remarks if r.kind.value == "missed"]
+    (applied,) = remarks(result, "PDCC500")
+    assert applied.args["serial_function"] == "walk__pdcc_serial" and remarks(result, "PDCC570")
+    text = result.text
+    # level 0 and the consumer's items: an item below the threshold runs here, at the level of the site
+    assert text.count("walk__pdcc_serial(pdcc_queue_walk.first_level(), pdcc_grid, pdcc_block, child_ptr, children, "
+                      "depth, c);") == 1
+    assert text.count("walk__pdcc_serial(pdcc_level, pdcc_grid, pdcc_block, child_ptr, children, depth, c);") == 1
+    # every (block, thread) of a small item through the leaf, whose own launches are appended: no nesting
+    serial = text[text.index("void walk__pdcc_serial(const pdcc::Level", text.index("walk__pdcc_leaf(const")):]
+    serial = serial[:serial.index("\n}\n")]
+    assert "walk__pdcc_leaf(pdcc_level, make_uint3(pdcc_bx, pdcc_by, pdcc_bz)" in serial and "__pdcc_item" not in serial
+    leaf = text[text.index("static __device__ void walk__pdcc_leaf("):]
+    leaf = leaf[:leaf.index("// pdcc: every thread of a small item of 'walk'")]
+    assert "walk__pdcc_serial" not in leaf and "PDCC_THRESHOLD" not in leaf
+    assert "// pdcc: site walk_0: consolidated per block (in a small item run here: appended whatever its size)" in leaf
+    assert "pdcc_queue_walk.append(pdcc_level, walk__pdcc_direct, pdcc_grid, pdcc_block" in leaf
+    assert text.index("walk__pdcc_leaf(const") < text.index("walk__pdcc_serial(const pdcc::Level pdcc_level, const "
+                                                             "dim3 pdcc_gridDim, const dim3 pdcc_blockDim, const int* "
+                                                             "child_ptr, const int* children, int* depth, int node)\n")
+
+
+def test_a_threshold_on_a_recursion_that_is_not_consolidated_is_still_missed():
+    result = walk("threshold(64) consldt(block)", after="x = depth[c];")
+    assert "PDCC514" in {r.rule.id for r in result.remarks if r.kind.value == "missed"}
+    assert "walk__pdcc_serial" not in result.text and "walk<<<" in result.text
+
+
+@pytest.mark.nvcc
+def test_threshold_with_consolidation_compiles(tmp_path: Path):
+    for granularity in ("warp", "block", "grid"):
+        result = walk(f"threshold(32) consldt({granularity})")
+        assert_compiles(result.text, tmp_path, name=f"walk_{granularity}.cu")

@@ -72,7 +72,8 @@ def test_shapes_count_every_child_thread_once(configuration: str, tmp_path: Path
 # Consolidated recursions (seed 003): every granularity, a given consumer configuration, and a buffer of one
 # item per group, which sends items past the queue's capacity to direct launches.
 RECURSION_CONFIGURATIONS = ["consldt(warp)", "consldt(block)", "consldt(grid)", "consldt(grid) threads(32) blocks(4)",
-                            "consldt(block) buffer(pool, 1)"]
+                            "consldt(block) buffer(pool, 1)", "threshold(2) consldt(block)",
+                            "threshold(64) consldt(warp)"]
 
 
 def build_recursion_check(configuration: str, tmp_path: Path) -> Path:

@@ -58,7 +58,7 @@ _UNIFORM_BUILTINS = {"gridDim", "blockDim"}
 _IDLE = " (an aggregated block holds idle threads)"
 _GROUP_TYPES = {"warp": "WarpGroups", "block": "BlockGroup", "multiblock": "MultiBlockGroup", "grid": "MultiBlockGroup"}
 _WHY_REFUSED = {rules.CHILD_BARRIER: _IDLE, rules.CHILD_WARP: _IDLE, rules.CHILD_COOPERATIVE: _IDLE,
-                rules.CHILD_RECURSIVE: " (that is consolidation, not supported yet)"}
+                rules.CHILD_RECURSIVE: " (consldt at the child's launch of itself consolidates its recursion)"}
 
 _AGGREGATED_BODY = """\
 {

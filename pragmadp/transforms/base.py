@@ -57,6 +57,9 @@ class SitePlan:
     arguments: tuple[ir.Expr, ...]   # one value per child parameter (defaults filled in, hoisted if needed)
     applied: list[str] = field(default_factory=list)   # what each pass that applied did, in order
     knobs: list[ir.Knob] = field(default_factory=list)  # of the passes that applied (aggregate reads coarsen's)
+    # how threshold runs the child in the parent thread, where a later pass owns the child's serial form (a
+    # consolidated recursion: consolidate.serial_call); None: the child's own serial version
+    serial: Callable[[Context, SitePlan], ir.ExprStmt] | None = None
 
     def clause(self, kind: type[C]) -> C:
         """The site's clause a pass serves (the driver runs a pass only for sites that have it)."""

@@ -36,6 +36,8 @@ import dataclasses
 import functools
 from dataclasses import dataclass, field
 
+from pycparser import c_ast
+
 from pragmadp import ir
 from pragmadp.cgen import printer, templates
 from pragmadp.cuda.frontend import Function, Node, Site, Unit, kernel_call_syntax, required, walk
@@ -48,6 +50,7 @@ from pragmadp.transforms import site as sites
 from pragmadp.transforms.aggregate import RUNTIME_HEADER, parameter_type
 from pragmadp.transforms.base import Applied, Context, Missed, SitePlan
 from pragmadp.transforms.coarsen import MAX_THREADS, launch_bounds
+from pragmadp.transforms.threshold import SERIAL_LOOPS
 
 NAME = "consolidate"
 CLAUSE = Consolidate
@@ -115,6 +118,8 @@ class Recursion:
     uniform: tuple[int, ...] = ()         # parameters every launch passes on unchanged: not stored per item
     thread_per_item: bool = False         # every launch is <<<1, 1>>>: a consumer thread runs a whole item
     copies: dict[Node, ir.Stmt] = field(default_factory=dict)  # site statement -> its code in the body's copy
+    serial: bool = False                  # a site has a threshold: small items run in the launching thread
+    leaves: dict[Node, ir.Stmt] = field(default_factory=dict)  # site statement -> its code in the leaf copy
 
     @property
     def first(self) -> str:
@@ -127,6 +132,23 @@ class Recursion:
 
     def symbol(self, suffix: str) -> str:
         return f"{self.function.name}__pdcc_{suffix}"
+
+
+def runs(plan: SitePlan, context: Context) -> bool:
+    """Whether the site's recursion is consolidated (asked before the passes plan it: the threshold pass
+    then runs small items through `serial_call`)."""
+    return not _recursion(context, plan.child, plan.site.parent).problems
+
+
+def serial_call(context: Context, plan: SitePlan) -> ir.ExprStmt:
+    """A threshold on a consolidated launch: below it the item runs in the launching thread,
+    `walk__pdcc_serial(level, grid, block, arguments)` (`_append` gives each copy of the site its level), every
+    (block, thread) of it through `walk__pdcc_leaf`, the body whose launches are all appended to the next
+    level. So a small item costs no launch and no queue slot, and serial runs never nest: the leaf's own
+    items, small or not, wait for the next level."""
+    recursion = _recursion(context, plan.child, plan.site.parent)
+    recursion.serial = True
+    return ir.ExprStmt(ir.call(recursion.symbol("serial"), ir.name("pdcc_grid"), ir.name("pdcc_block"), *plan.arguments))
 
 
 def plan(plan: SitePlan, context: Context) -> Applied | Missed:
@@ -150,9 +172,12 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     summary = f"consolidated per {granularity}"
     level = templates.expression(_FIRST_LEVEL, queue=recursion.queue)
     code = _append(plan, recursion, level)
-    copied = dataclasses.replace(_append(plan, recursion, ir.name("pdcc_level")),
-                                 comment=f"pdcc: site {site.name}: {', '.join([*plan.applied, summary])}")
-    recursion.copies[site.launch.statement] = copied
+    comment = f"pdcc: site {site.name}: {', '.join([*plan.applied, summary])}"
+    recursion.copies[site.launch.statement] = dataclasses.replace(_append(plan, recursion, ir.name("pdcc_level")),
+                                                                  comment=comment)
+    recursion.leaves[site.launch.statement] = dataclasses.replace(
+        _leaf(plan, recursion), comment=f"pdcc: site {site.name}: {summary} (in a small item run here: appended "
+                                        "whatever its size)")
     varying = [p.name for i, p in enumerate(plan.child.parameters) if i not in recursion.uniform]
     remarks = [context.remark(Kind.APPLIED, rules.CONSOLIDATE_APPLIED, unit.span(site.launch.call),
                               kernel=recursion.function.name, granularity=granularity,
@@ -167,13 +192,35 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
 
 
 def _append(plan: SitePlan, recursion: Recursion, level: ir.Expr) -> ir.Stmt:
-    """The site's code: the launch's configuration and arguments evaluated as before, then the append."""
+    """The site's code: the launch's configuration and arguments evaluated as before, then the append (and
+    a threshold's serial run, at the same level)."""
     def append(node: ir.Stmt) -> ir.Stmt | None:
+        if _runs_serially(node, recursion):
+            assert isinstance(node, ir.ExprStmt) and isinstance(node.expr, c_ast.FuncCall) and node.expr.args
+            return ir.ExprStmt(ir.call(recursion.symbol("serial"), level, *node.expr.args.exprs))
         if not isinstance(node, ir.Launch):
             return None
         return templates.statement(_APPEND, queue=recursion.queue, level=level, direct=ir.name(recursion.symbol("direct")),
                                    arguments=[sites.GRID, sites.BLOCK, *plan.arguments])
     return ir.transform(plan.code, append)
+
+
+def _leaf(plan: SitePlan, recursion: Recursion) -> ir.Stmt:
+    """The site's code in the leaf copy (the body as `serial_call` runs it): the append alone, whatever the
+    threshold."""
+    def unguarded(node: ir.Stmt) -> ir.Stmt | None:
+        if isinstance(node, ir.If) and isinstance(node.orelse, ir.Block) and len(node.orelse.items) == 1 \
+                and _runs_serially(node.orelse.items[0], recursion):
+            then = node.then
+            return then.items[0] if isinstance(then, ir.Block) and len(then.items) == 1 else then
+        return None
+    return ir.transform(_append(plan, recursion, ir.name("pdcc_level")), unguarded)
+
+
+def _runs_serially(node: ir.Stmt, recursion: Recursion) -> bool:
+    """Whether the statement is `serial_call`'s."""
+    return isinstance(node, ir.ExprStmt) and isinstance(node.expr, c_ast.FuncCall) \
+        and isinstance(node.expr.name, c_ast.ID) and node.expr.name.name == recursion.symbol("serial")
 
 
 def _knobs(context: Context, recursion: Recursion) -> tuple[ir.Knob, ...]:
@@ -547,27 +594,45 @@ def _build(context: Context, recursion: Recursion) -> None:
                                           done=done(level=templates.expression(_FIRST_LEVEL, queue=recursion.queue))),
                           "", f"'{function.name}' as launched: level 0 of the recursion, then the levels its items make",
                           bounds)
-    for definition in (_item(context, recursion), direct, consumer, wrapper):
+    item = _copy(context, recursion, "item", recursion.copies, "appending at its level")
+    definitions: tuple[ir.Definition, ...] = (item, direct, consumer, wrapper)
+    if recursion.serial:
+        leaf = _copy(context, recursion, "leaf", recursion.leaves, "run in the launching thread (a small item), "
+                     "appending every launch at its level")
+        serial = ir.Function("static __device__ __noinline__", recursion.symbol("serial"),
+                             ("const pdcc::Level pdcc_level", "const dim3 pdcc_gridDim", "const dim3 pdcc_blockDim",
+                              *declarations),
+                             templates.block(SERIAL_LOOPS, thread=ir.ExprStmt(ir.call(
+                                 recursion.symbol("leaf"), ir.name("pdcc_level"),
+                                 ir.call("make_uint3", *map(ir.name, ("pdcc_bx", "pdcc_by", "pdcc_bz"))),
+                                 ir.call("make_uint3", *map(ir.name, ("pdcc_tx", "pdcc_ty", "pdcc_tz"))),
+                                 ir.name("pdcc_gridDim"), ir.name("pdcc_blockDim"), *names))), "",
+                             f"every thread of a small item of '{function.name}', one after another, in the thread "
+                             "that would have appended it")
+        context.place_before(function, ir.Prototype(serial))
+        definitions = (leaf, serial, *definitions)
+    for definition in definitions:
         context.place_after(function, definition)
 
 
-def _item(context: Context, recursion: Recursion) -> ir.Function:
-    """`walk__pdcc_item`: the body again, for one (block, thread) of an item. Its parameters are named
-    as the built-ins, so the user's code (and the sites' code, rewritten as in place but appending at the
-    item's level) reads the item's indices, not the consumer's."""
+def _copy(context: Context, recursion: Recursion, suffix: str, sites_code: dict[Node, ir.Stmt], purpose: str) \
+        -> ir.Function:
+    """`walk__pdcc_item` (or `walk__pdcc_leaf`): the body again, for one (block, thread) of an item. Its
+    parameters are named as the built-ins, so the user's code (and the sites' code `sites_code`, rewritten
+    as in place but appending at the item's level) reads the item's indices, not the consumer's."""
     unit, function = context.unit, recursion.function
     body = function.body
     assert body is not None   # a kernel that launches
     renames = children.commented_pragmas(unit, body)
-    for statement, code in recursion.copies.items():
+    for statement, code in sites_code.items():
         start, end, indent = _lines(unit, statement)
         renames.append((start, end, printer.text(code, indent)))
     parameters = children.parameters(unit, function) or []
-    return ir.Function("static __device__", recursion.symbol("item"),
+    return ir.Function("static __device__", recursion.symbol(suffix),
                        ("const pdcc::Level pdcc_level", "const uint3 blockIdx", "const uint3 threadIdx",
                         "const dim3 gridDim", "const dim3 blockDim", *(p.declaration for p in parameters)),
                        ir.Verbatim(Span(body.start_byte, body.end_byte), unit.text(body), tuple(sorted(renames))),
-                       "", f"the body of '{function.name}' for one (block, thread) of a work item, appending at its level")
+                       "", f"the body of '{function.name}' for one (block, thread) of a work item, {purpose}")
 
 
 def _lines(unit: Unit, statement: Node) -> tuple[int, int, str]:

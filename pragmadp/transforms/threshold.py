@@ -39,7 +39,7 @@ RULES = (rules.THRESHOLD_APPLIED, rules.THREAD_COUNT, rules.STREAM_ORDER, rules.
 SERIAL_SUFFIX = "__pdcc_serial"
 _UNORDERED_STREAMS = ("0", "nullptr", "NULL", "0L")
 
-_SERIAL_LOOPS = """\
+SERIAL_LOOPS = """\
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
@@ -68,7 +68,7 @@ class SerialVersion(AfterChild):
                                       ir.name("pdcc_gridDim"), ir.name("pdcc_blockDim"))
         function = ir.Function("static __device__ __noinline__", self.symbol,
                                ("const dim3 pdcc_gridDim", "const dim3 pdcc_blockDim", *self.child.declarations),
-                               templates.block(_SERIAL_LOOPS, thread=thread), self.child.template,
+                               templates.block(SERIAL_LOOPS, thread=thread), self.child.template,
                                f"every thread of a '{self.child.name}' launch, one after another, in the calling thread")
         self.declare_before_parent(context, function)
         return (function,)
@@ -85,7 +85,7 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     site, child, unit = plan.site, plan.child, context.unit
     clause = plan.clause(Threshold)
     launch = site.launch
-    if child.obstacles:
+    if child.obstacles and plan.serial is None:  # (a consolidated recursion's serial form is consolidation's)
         obstacle = child.obstacles[0]
         reason, line = children.obstacle_reason(unit, obstacle, site)
         return Missed((context.remark(Kind.MISSED, obstacle.rule, clause.span, child=child.name, reason=reason,
@@ -100,7 +100,7 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     count = thread_count.analyse(unit, launch.config[0], launch.statement.start_byte,
                                  children.type_parameter_names(unit, site.parent)
                                  + children.type_parameter_names(unit, child.function), "pdcc_n")
-    serial = serial_call(context, plan)
+    serial = (plan.serial or serial_call)(context, plan)
     guard = templates.expression("{threads} >= {threshold}", threads=_threads(count, unit, launch.config[0],
                                                                               launch.config[1]),
                                  threshold=ir.name(macro))
