@@ -284,9 +284,19 @@ def test_two_launches_share_one_queue_configured_by_the_first():
     assert result.text.count("pdcc_queue_split.append(pdcc_level, split__pdcc_direct") == 2  # in the consumer's copy
 
 
-def test_auto_consolidates_a_self_launch():
-    code = "__global__ void down(int* x, int n) {\n  if (n == 0) return;\n  down<<<1, 1>>>(x, n - 1);\n}\n"
-    assert remarks(run(code, auto="consldt(block)"), "PDCC570")
+@pytest.mark.parametrize("auto, granularity, threshold", [
+    ("consldt(block)", "block", False), ("consldt(warp)", "warp", False),
+    ("threshold(128)", "block", True),               # pdcc's default --auto: consolidation added, the threshold kept
+    ("threshold(64) consldt(multiblock(8))", "block", True),  # an aggregation granularity gives way to block
+])
+def test_auto_consolidates_a_self_launch(auto: str, granularity: str, threshold: bool):
+    """issue 11 item 6: --auto treats a launch of a kernel by itself with the default consolidation clauses."""
+    code = ("__global__ void down(int* x, int n) {\n  if (n == 0) return;\n  down<<<1, 1>>>(x, n - 1);\n}\n"
+            "void up(int* x, int n) {\n  down<<<1, 32>>>(x, n);\n}\n")
+    result = run(code, auto=auto)
+    (applied,) = remarks(result, "PDCC570")
+    assert applied.args["granularity"] == granularity and bool(remarks(result, "PDCC500")) == threshold
+    assert not [r for r in result.remarks if r.kind.value == "missed"]
 
 
 @pytest.mark.nvcc

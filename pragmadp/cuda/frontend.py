@@ -420,15 +420,24 @@ def is_generated(launch: Launch) -> bool:
             and comment.start_point.row == launch.statement.end_point.row)
 
 
+#: what `--auto` adds to a launch of a kernel by itself when its clause list has no consolidation of its own
+#: (warp, block or grid) for it: consolidation (seed 003), with which the list's threshold composes
+AUTO_RECURSION = "consldt(block)"
+
+
 def add_auto_sites(unit: Unit, clauses: str) -> None:
-    """`--auto`: every device-side launch without a pragma becomes a site with `clauses`.
+    """`--auto`: every device-side launch without a pragma becomes a site with `clauses`; a launch of a
+    kernel by itself gets consolidation too (AUTO_RECURSION in place of an aggregation granularity).
 
     Launches under `#pragma dp off`, pdcc's own launches and launches in host code are left alone.
     """
-    text = f"dp {clauses}"
-    command_line = SourceFile("<--auto>", text.encode())
-    template = directives.parse_directive(command_line, Span(0, len(command_line.data)), text,
-                                          directives.char_offsets(text, 0))
+    template, recursion = (_auto_directive(text) for text in (clauses, AUTO_RECURSION))
+    consolidation = template.clause(directives.Consolidate)
+    if consolidation is None or consolidation.granularity not in ("warp", "block", "grid"):
+        recursion = dataclasses.replace(recursion, clauses=tuple(
+            c for c in template.clauses if not isinstance(c, directives.Consolidate)) + recursion.clauses)
+    else:
+        recursion = template
     annotated = {site.launch.statement for site in unit.sites}  # `#pragma dp off` sites too
     opted_out = {_next_statement(node) for node in walk(unit.tree.root_node)  # pragmas pdcc already consumed
                  if node.type == "comment" and unit.text(node).startswith("// pdcc: #pragma dp")}
@@ -437,7 +446,15 @@ def add_auto_sites(unit: Unit, clauses: str) -> None:
                 or launch.statement in annotated or launch.statement in opted_out or is_generated(launch)
                 or launch.statement.has_error):
             continue
+        chosen = recursion if launch.enclosing.is_kernel and launch.kernel_name == launch.enclosing.name else template
         here = Span(launch.call.start_byte, launch.call.end_byte)
-        relocated = tuple(dataclasses.replace(clause, span=here) for clause in template.clauses)
-        unit.sites.append(Site(dataclasses.replace(template, span=here, clauses=relocated), None, launch))
+        relocated = tuple(dataclasses.replace(clause, span=here) for clause in chosen.clauses)
+        unit.sites.append(Site(dataclasses.replace(chosen, span=here, clauses=relocated), None, launch))
     unit.sites.sort(key=lambda site: site.launch.statement.start_byte)
+
+
+def _auto_directive(clauses: str) -> directives.Directive:
+    text = f"dp {clauses}"
+    command_line = SourceFile("<--auto>", text.encode())
+    return directives.parse_directive(command_line, Span(0, len(command_line.data)), text,
+                                      directives.char_offsets(text, 0))
