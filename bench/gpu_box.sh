@@ -5,6 +5,8 @@
 #   bash bench/gpu_box.sh OUTDIR bench [bench args]  e.g. --configs-from bench/results/2026-11-30-h200.json
 #   bash bench/gpu_box.sh OUTDIR meld [bench args]   the control-flow melding samples: tests/test_meld_samples.py
 #                                                     (GPU and CPU), then bench/run.py --only meld (about 4 min)
+#   bash bench/gpu_box.sh OUTDIR tune                    `pdcc tune` (issue 12) on spmv and bfs, threshold +
+#                                                     coarsen + block aggregation, about 4 min each: tune.tgz
 #   bash bench/gpu_box.sh OUTDIR recursion [bench args] consolidated recursions (issue 11): the recursion check
 #                                                     at 10 and 10,000 levels, the recursive samples' GPU tests,
 #                                                     then bench/run.py on the recursive samples
@@ -14,11 +16,11 @@
 # gpu-tests.log, launchable.log, sanitizer.log, or bench.log, results.md/json, comparison.md, ratios.png, or
 # meld-tests.log (recursion-tests.log), bench.log, results.md/json; and summary.txt last, also printed.
 set -uo pipefail
-usage="usage: bench/gpu_box.sh OUTDIR checks|bench|meld|recursion [bench args...]"
+usage="usage: bench/gpu_box.sh OUTDIR checks|bench|meld|recursion|tune [bench args...]"
 out=${1:?$usage}
 mode=${2:?$usage}
 shift 2
-case $mode in checks|bench|meld|recursion) ;; *) echo "gpu_box: the mode is checks, bench, meld or recursion, not '$mode'"; exit 2 ;; esac
+case $mode in checks|bench|meld|recursion|tune) ;; *) echo "gpu_box: the mode is checks, bench, meld, recursion or tune, not '$mode'"; exit 2 ;; esac
 mkdir -p "$out"
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -151,6 +153,25 @@ if [ "$mode" = recursion ]; then
     [ -f /tmp/pdcc-bench-rec/$file ] && cp /tmp/pdcc-bench-rec/$file "$out/"
   done
   grep -E "^ +(tree|quicksort|traversal|mandelbrot|descendants) " "$out/bench.log" >>"$summary"
+fi
+if [ "$mode" = tune ]; then
+  # Each sample annotated with one configuration, built through pdcc with a JSON report, then tuned from it:
+  # the sweep rebuilds with each point's -D flags (PDCC_TUNE_FLAGS) and times the sample's own result line.
+  export PDCC_SAMPLE_CACHE=/tmp/pdcc-tune/cache  # each generated input made once, not once per run
+  mkdir -p "$PDCC_SAMPLE_CACHE"
+  for sample in spmv bfs; do
+    work=/tmp/pdcc-tune/$sample
+    mkdir -p "$work"
+    sed "s/#pragma dp threshold(128)/#pragma dp threshold(128) coarsen(4) consldt(block)/" \
+      samples/$sample/${sample}_dp.cu >"$work/${sample}_dp.cu"
+    build="python3 -m pragmadp -arch=sm_90 -O3 -q -I $PWD/samples/common -I $PWD/samples/$sample $work/${sample}_dp.cu -o $work/$sample"
+    $build --report "$work/report.json" || { note "tune: cannot build $sample"; continue; }
+    seconds=$(( $(left) / 2 - 30 )); [ "$seconds" -gt 270 ] && seconds=270
+    within python3 -m pragmadp tune --report "$work/report.json" --build "$build" --run "$work/$sample --reps 3" \
+      --budget "${seconds}s" --repeat 3 --out "$out/tune-$sample" >"$out/tune-$sample.log" 2>&1
+    note "pdcc tune $sample (exit $?): $(grep -m1 -i 'best' "$out/tune-$sample.log" | cut -c1-150)"
+  done
+  tar czf "$out/tune.tgz" -C "$out" $(cd "$out" && ls -d tune-* 2>/dev/null) && rm -rf "$out"/tune-*
 fi
 note "gpu_box $mode: $((SECONDS - started)) s"
 echo "== summary"
