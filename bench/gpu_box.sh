@@ -168,7 +168,7 @@ if [ "$mode" = tune ]; then
     $build --report "$work/report.json" || { note "tune: cannot build $sample"; continue; }
     seconds=$(( $(left) / 2 - 30 )); [ "$seconds" -gt 270 ] && seconds=270
     within python3 -m pragmadp tune --report "$work/report.json" --build "$build" --run "$work/$sample --reps 3" \
-      --budget "${seconds}s" --repeat 3 --out "$out/tune-$sample" >"$out/tune-$sample.log" 2>&1
+      --budget "${seconds}s" --repeat 3 --timeout 30 --out "$out/tune-$sample" >"$out/tune-$sample.log" 2>&1
     note "pdcc tune $sample (exit $?): $(grep -m1 -i 'best' "$out/tune-$sample.log" | cut -c1-150)"
   done
   tar czf "$out/tune.tgz" -C "$out" $(cd "$out" && ls -d tune-* 2>/dev/null) && rm -rf "$out"/tune-*
