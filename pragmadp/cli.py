@@ -40,7 +40,7 @@ from pragmadp.report.remarks import CommandError, Kind, Location, PdccError, Rem
 from pragmadp.report.render import check_report_path, write_atomically, write_report
 from pragmadp.report.terminal import print_diagnostic, render_terminal
 from pragmadp.source import quoted_name
-from pragmadp.transforms.aggregate import RUNTIME_HEADER, RUNTIME_INCLUDE
+from pragmadp.transforms.base import RUNTIME_HEADER, RUNTIME_INCLUDE
 
 DEFAULT_AUTO = "threshold(128)"
 PACKAGE_DIR = Path(__file__).resolve().parent

@@ -115,11 +115,14 @@ class ExprStmt:
 @dataclass(frozen=True)
 class Launch:
     """A device-side launch that must not lose work: if it fails, `fallback` does the work (the child's
-    serial version), or, without one, the launch is retried until it goes through. `transforms.site.safe`
-    expands it into the launch, its check and the fallback before printing."""
+    serial version), or, without one, the launch is retried until it goes through. `counted`: the kernel
+    is one pdcc wrote, which gives back its launch of the runtime's launch budget as it starts, so the
+    launch takes one first (and runs `fallback` when the budget is spent). `transforms.site.safe` expands
+    it into the launch, its check and the fallback before printing."""
 
     call: KernelCall
     fallback: Stmt | None = None
+    counted: bool = False
 
     @property
     def kernel(self) -> str:

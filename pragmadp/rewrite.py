@@ -179,13 +179,22 @@ def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:
         return None
     code = plan.code
     if found.runs_serially:  # a failed launch runs the child here rather than waiting for the pool
-        serial = threshold.serial_call(context, plan)
-        code = ir.transform(code, lambda n: dataclasses.replace(n, fallback=serial)
-                            if isinstance(n, ir.Launch) and n.fallback is None else None)
+        code = ir.transform(code, lambda n: _budgeted(context, plan, n) if isinstance(n, ir.Launch) else None)
     assert isinstance(code, ir.Block)
     code = sites.safe(code)
     assert isinstance(code, ir.Block)   # safe() expands the launches inside the block, keeping the block
     return dataclasses.replace(code, comment=f"pdcc: site {site.name}: {', '.join(plan.applied)}")
+
+
+def _budgeted(context: Context, plan: SitePlan, launch: ir.Launch) -> ir.Launch:
+    """A launch of a child that can run serially, as pdcc makes it: with the serial version as fallback and,
+    for the child as written, of `child__pdcc_counted`, counted by the runtime's launch budget (a consolidated
+    recursion's own launches excepted: consolidation owns them)."""
+    fallback = launch.fallback or threshold.serial_call(context, plan)
+    if launch.kernel != context.unit.text(plan.site.launch.function) or plan.serial is not None:
+        return dataclasses.replace(launch, fallback=fallback)
+    call = ir.KernelCall(threshold.counted_kernel(context, plan), launch.call.config, launch.call.args)
+    return ir.Launch(call, fallback, counted=True)
 
 
 def _serves(pass_, site: Site) -> bool:
@@ -248,7 +257,7 @@ def _bound(context: Context, edits: EditBuffer, kernel: Function, site: Site, re
     context.site, context.pass_name = None, ""
 
 
-_MAX_THREADS = coarsen.MAX_THREADS
+_MAX_THREADS = children.MAX_THREADS
 _SETTINGS = ("agg_threshold", "buffer", "work")  # clauses that configure a pass rather than ask for one
 
 

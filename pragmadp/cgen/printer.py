@@ -32,7 +32,7 @@ class CudaGenerator(c_generator.CGenerator):
         """One line for one simple statement; else several, which the statement that holds the lambda
         indents after its first."""
         lines = [line for item in n.body.items for line in statement_lines(item, "  ")]
-        head = f"[&]({', '.join(n.parameters)})"
+        head = f"[&]({', '.join(n.parameters)})" if n.parameters else "[&]"
         if len(lines) == 1 and "//" not in lines[0]:
             return f"{head} {{ {lines[0].strip()} }}"
         return head + " {" + "".join(f"\n{line}" for line in lines) + "\n}"
@@ -137,9 +137,12 @@ def statement_lines(node: ir.Stmt, indent: str = "") -> list[str]:
     if isinstance(node, ir.Block):
         return [f"{indent}{{{_trailing(node.comment)}", *_items(node, inner), f"{indent}}}"]
     if isinstance(node, ir.If):
-        head = f"{indent}if ({expression(node.cond)})"
+        # a condition of several lines (it holds a lambda) continues four columns in
+        first, *rest = f"{indent}if ({expression(node.cond)})".split("\n")
+        continued = [first, *(indent + "    " + line for line in rest)]
+        head = continued.pop()
         if node.orelse is None and not node.comment and isinstance(node.then, (ir.ExprStmt, ir.Return)) \
-                and not getattr(node.then, "comment", ""):
+                and not getattr(node.then, "comment", "") and not continued:
             return [f"{head} {statement_lines(node.then)[0]}"]  # `if (c) f();`
         lines = _attached(head, node.then, indent, node.comment)
         if node.orelse is not None:
@@ -148,7 +151,7 @@ def statement_lines(node: ir.Stmt, indent: str = "") -> list[str]:
             else:
                 lines.append(f"{indent}else")
             lines = lines[:-1] + _attached(lines[-1], node.orelse, indent, "")
-        return lines
+        return continued + lines
     if isinstance(node, ir.For):
         parts = [expression(node.init) if node.init is not None else "",
                  " " + expression(node.cond) if node.cond is not None else "",

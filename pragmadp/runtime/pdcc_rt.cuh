@@ -521,12 +521,55 @@ __device__ __forceinline__ void run_aggregated_block(const Batch<Record>& batch,
     }, a.record, once...);
 }
 
+// --- the launch budget ------------------------------------------------------------------------------
+// Past the pending-launch pool (2,048 launches on an H200 unless the program raises it) a device launch
+// does not always fail: measured on an H200, in 1 to 2 of 10 runs of tests/cuda/shapes.cu (threshold(32),
+// or consldt(block) buffer(pool, 3): some 15,000 launches of 3,000 parents) the last parent blocks spun for
+// ever inside the device runtime (__cudaCDP2GetParameterBufferV2) while no child grid ran; with the pool
+// raised to 32,768, or with 300 parents, none of 10 runs did. So every launch pdcc makes of a kernel it wrote
+// (child__pdcc_counted, child__pdcc_coarse, child__pdcc_agg_SITE) first takes one of PDCC_LAUNCH_BUDGET
+// launches, and the launched grid gives it back as it starts (launch_started, in its first thread), when
+// the device runtime lets go of its pool entry: a launch leaves the pool when it begins to execute. A
+// launch that finds the budget spent is not made: the work runs in the launching thread (its fallback)
+// instead of waiting in the device runtime. One budget per translation unit; a program that raises the
+// pool (cudaDeviceSetLimit) may raise it with -DPDCC_LAUNCH_BUDGET=N.
+#ifndef PDCC_LAUNCH_BUDGET
+#define PDCC_LAUNCH_BUDGET 1024u  // half the default pool: the rest is for launches pdcc does not count
+#endif
+
+static __device__ unsigned launches_pending;  // launches of pdcc's kernels made and not yet started
+
+// Called first by every thread of a kernel pdcc launches through the budget.
+__device__ __forceinline__ void launch_started() {
+  if ((blockIdx.x | blockIdx.y | blockIdx.z | threadIdx.x | threadIdx.y | threadIdx.z) == 0u)
+    atomicSub(&launches_pending, 1u);
+}
+
 #ifndef PDCC_RT_NO_DEVICE_RUNTIME
 // --- launches -------------------------------------------------------------------------------------
 // Every launch here is safe as every launch pdcc writes (transforms/site.py): stale errors cleared
 // first, the launch checked, and a failed one (pending-launch pool full?) falls back without losing work.
 
 constexpr unsigned kLaunchRetryLimitNs = 64u << 16;  // a direct launch's longest wait: site.py's RETRY_LIMIT_NS
+
+// `launch()` (a lambda making one device launch of a kernel that calls launch_started) when the budget has
+// a launch left; false when it has none or the launch failed: the caller runs the work itself.
+template <typename Launch>
+__device__ bool launched(Launch launch) {
+  if (atomicAdd(&launches_pending, 1u) >= PDCC_LAUNCH_BUDGET) {
+    atomicSub(&launches_pending, 1u);
+    return false;
+  }
+  (void)cudaGetLastError();
+  launch();
+  if (cudaGetLastError() == cudaSuccess) return true;
+  atomicSub(&launches_pending, 1u);
+  return false;
+}
+
+// A launch that must be made (the child cannot run in the launching thread) of a kernel that calls
+// launch_started: counted whatever the budget says, so that the grid's give-back balances.
+__device__ __forceinline__ void hold_launch() { atomicAdd(&launches_pending, 1u); }
 
 // A record's child kernel coarsened by `factor`: launched on ceil(grid.x / factor) blocks in x, with the
 // record's grid as its last argument (child__pdcc_coarse).
@@ -558,22 +601,21 @@ __device__ void launch_child(Coarsened<Kernel> child, const Record<Parameters...
 }
 
 // One record launched on its own (its group's storage full, too few records in the group, or the
-// aggregated launch failed): `kernel` (or `coarsened(kernel, factor)`) on the record's grid and block;
-// when the launch fails, `serial(grid, block, arguments...)` runs the record's work in this thread.
+// aggregated launch failed): `kernel` (child__pdcc_counted, or `coarsened(child__pdcc_coarse, factor)`) on
+// the record's grid and block, through the launch budget; when the budget is spent or the launch fails,
+// `serial(grid, block, arguments...)` runs the record's work in this thread.
 template <typename Kernel, typename Serial, typename... Parameters, typename... Once>
 __device__ void launch_record(const Record<Parameters...>& record, Kernel kernel, Serial serial, const Once&... once) {
-  (void)cudaGetLastError();
-  pdcc::launch_child(kernel, record, once...);
-  if (cudaGetLastError() != cudaSuccess)
+  if (!pdcc::launched([&] { pdcc::launch_child(kernel, record, once...); }))
     pdcc::call_with_arguments([&](const auto&... arguments) { serial(record.grid, record.block, arguments...); },
                               record, once...);
 }
 
 // The same for a child that cannot run serially (`Retry()` in place of its serial version): the launch
 // is retried with doubling back-off, and past kLaunchRetryLimitNs per wait __trap() stops the program
-// loudly rather than losing work.
+// loudly rather than losing work. The child as written is not counted; its coarsened kernel is.
 template <typename Kernel, typename... Parameters, typename... Once>
-__device__ void launch_record(const Record<Parameters...>& record, Kernel kernel, Retry, const Once&... once) {
+__device__ void retry_launch(const Record<Parameters...>& record, Kernel kernel, const Once&... once) {
   (void)cudaGetLastError();
   pdcc::launch_child(kernel, record, once...);
   for (unsigned wait = 64; cudaGetLastError() != cudaSuccess; wait *= 2) {
@@ -583,13 +625,25 @@ __device__ void launch_record(const Record<Parameters...>& record, Kernel kernel
   }
 }
 
-// What a site hands to its group's flush: `launch(batch)`, the aggregated kernel on the batch, and
-// `direct(record)`, one record's launch_record.
+template <typename Kernel, typename... Parameters, typename... Once>
+__device__ void launch_record(const Record<Parameters...>& record, Kernel kernel, Retry, const Once&... once) {
+  pdcc::retry_launch(record, kernel, once...);
+}
+
+template <typename Kernel, typename... Parameters, typename... Once>
+__device__ void launch_record(const Record<Parameters...>& record, Coarsened<Kernel> kernel, Retry, const Once&... once) {
+  pdcc::hold_launch();
+  pdcc::retry_launch(record, kernel, once...);
+}
+
+// What a site hands to its group's flush: `launch(batch)`, the aggregated kernel on the batch through the
+// launch budget (cudaErrorLaunchPendingCountExceeded when it has no launch left), and `direct(record)`, one
+// record's launch_record.
 template <typename Kernel, typename... Once>
 __device__ auto aggregated_launch(Kernel kernel, Once... once) {
   return [=](const auto& batch) {
-    kernel<<<batch.blocks, batch.threads>>>(batch, once...);
-    return cudaGetLastError();
+    return pdcc::launched([&] { kernel<<<batch.blocks, batch.threads>>>(batch, once...); })
+               ? cudaSuccess : cudaErrorLaunchPendingCountExceeded;
   };
 }
 

@@ -39,10 +39,10 @@ from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
 from pragmadp.transforms import child as children
 from pragmadp.transforms import site as sites
-from pragmadp.transforms.base import Applied, Context, Missed, SitePlan
-from pragmadp.transforms.child import AfterChild, Child, ThreadFunction
-from pragmadp.transforms.coarsen import COARSE_SUFFIX, MAX_THREADS, launch_bounds
-from pragmadp.transforms.threshold import SERIAL_SUFFIX, SerialVersion
+from pragmadp.transforms.base import RUNTIME_HEADER, Applied, Context, Missed, SitePlan
+from pragmadp.transforms.child import MAX_THREADS, AfterChild, Child, ThreadFunction, launch_bounds
+from pragmadp.transforms.coarsen import COARSE_SUFFIX
+from pragmadp.transforms.threshold import SERIAL_SUFFIX, SerialVersion, counted_kernel
 
 NAME = "consldt"
 CLAUSE = Consolidate
@@ -50,8 +50,6 @@ RULES = (rules.AGGREGATE_APPLIED, rules.AGGREGATE_STORAGE)
 DEFAULT_POOL_BYTES = 64 << 20
 RECORDS_PER_THREAD_IN_LOOPS = 4
 MAX_GROUPS = 65536  # group slots of a multiblock(K) site; more groups than that launch directly
-RUNTIME_HEADER = "pdcc_rt.cuh"  # in pragmadp/runtime/, which pdcc puts on nvcc's include path
-RUNTIME_INCLUDE = f'#include "{RUNTIME_HEADER}"'
 REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM,
            rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE, rules.CHILD_LAUNCHES)
 _UNIFORM_BUILTINS = {"gridDim", "blockDim"}
@@ -62,6 +60,7 @@ _WHY_REFUSED = {rules.CHILD_BARRIER: _IDLE, rules.CHILD_WARP: _IDLE, rules.CHILD
 
 _AGGREGATED_BODY = """\
 {
+  pdcc::launch_started();
   pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, {thread}, {once});
 }"""
 _APPEND = """\
@@ -274,11 +273,12 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
 
 
 def direct_kernel(context: Context, plan: SitePlan, coarsen: ir.Knob | None) -> ir.Expr:
-    """The kernel a record launches on its own: the child as launched, or, when the site is coarsened,
+    """The kernel a record launches on its own: `child__pdcc_counted` (counted by the launch budget; the
+    child as launched when it cannot run serially), or, when the site is coarsened,
     `pdcc::coarsened(child__pdcc_coarse, PDCC_COARSEN_<site>)` (the coarsen pass defined that kernel)."""
     launched = plan.site.launch.function
     if coarsen is None:
-        return ir.name(context.unit.text(launched))
+        return ir.name(counted_kernel(context, plan) if plan.child.runs_serially else context.unit.text(launched))
     return ir.call("pdcc::coarsened", ir.name(children.renamed(context.unit, launched, COARSE_SUFFIX)),
                    ir.name(coarsen.macro))
 

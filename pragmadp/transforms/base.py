@@ -29,6 +29,9 @@ from pragmadp.source import Span
 
 C = TypeVar("C", bound=Clause)
 
+RUNTIME_HEADER = "pdcc_rt.cuh"  # in pragmadp/runtime/, which pdcc puts on nvcc's include path
+RUNTIME_INCLUDE = f'#include "{RUNTIME_HEADER}"'
+
 
 @dataclass(frozen=True)
 class Applied:

@@ -22,8 +22,10 @@ from pragmadp.report.remarks import Rule
 from pragmadp.source import Span
 from pragmadp.transforms.base import Context, after_definition
 
+MAX_THREADS = 1024  # what a block may have on every GPU pdcc targets: the bound of kernels without their own
 BUILTINS = {"threadIdx": "pdcc_threadIdx", "blockIdx": "pdcc_blockIdx", "blockDim": "pdcc_blockDim",
             "gridDim": "pdcc_gridDim"}
+BUILTIN_ORDER = ("blockIdx", "threadIdx", "gridDim", "blockDim")  # as child__pdcc_thread takes them
 THREAD_SUFFIX = "__pdcc_thread"
 _BLANKS = re.compile(rb"\s*")
 
@@ -325,6 +327,12 @@ def outline_in_place(context: Context, function: Function, name: str) -> None:
     assert declarator is not None   # a kernel that launches has a parameter list
     context.edit(unit.span(required(declarator, "declarator")), name)
     context.wrapped.add(function.node)
+
+
+def launch_bounds(context: Context, child: Child) -> str:
+    """The bounds of a kernel pdcc derives from `child`: the child's own, else the largest block, so the
+    registers fixed at device link fit every block size the original allowed."""
+    return child.launch_bounds(context.unit) or f"__launch_bounds__({MAX_THREADS})"
 
 
 def thread_call(context: Context, child: Child, site: Site, block: ir.Expr, thread: ir.Expr, grid: ir.Expr,

@@ -8,6 +8,9 @@ becomes a launch of the coarsened kernel with ceil(grid.x / F) blocks that passe
     child__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_0 - 1) / PDCC_COARSEN_parent_0,
                               pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(args, pdcc_grid);
 
+The coarsened kernel gives back its launch of the runtime's launch budget as it starts, so each launch of
+it is counted (`ir.Launch.counted`).
+
 A child that uses shared memory or barriers gets a barrier between original blocks, so one original
 block's threads never overwrite shared data another's still read. Cooperative groups and inline
 assembly may depend on the real grid, and a kernel that launches itself would be coarsened at
@@ -16,7 +19,6 @@ the first level of its recursion only, so such children are left as written.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -26,8 +28,8 @@ from pragmadp.directives import Coarsen
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
 from pragmadp.transforms import child as children
-from pragmadp.transforms.base import Applied, Context, Missed, SitePlan, replace_launches
-from pragmadp.transforms.child import AfterChild
+from pragmadp.transforms.base import RUNTIME_HEADER, Applied, Context, Missed, SitePlan, replace_launches
+from pragmadp.transforms.child import AfterChild, launch_bounds
 
 NAME = "coarsen"
 CLAUSE = Coarsen
@@ -38,22 +40,16 @@ REFUSED = (rules.CHILD_COOPERATIVE, rules.CHILD_ASM, rules.CHILD_HIDDEN_BUILTINS
 _NEEDS_BARRIER = (rules.CHILD_BARRIER, rules.CHILD_SHARED)
 _RECURSION = (": coarsening would reach the first level of the recursion only (consolidation of recursive "
               "kernels is not supported yet)")
-MAX_THREADS = 1024  # what a block may have on every GPU pdcc targets: the bound of kernels without their own
 
 _BLOCKS = """\
 {
+  pdcc::launch_started();
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     {thread};
     {between};
   }
 }"""
 _BARRIER = "__syncthreads(); // the next original block reuses the shared memory"
-
-
-def launch_bounds(context: Context, child: children.Child) -> str:
-    """The bounds of a kernel pdcc derives from `child`: the child's own, else the largest block, so the
-    registers fixed at device link fit every block size the original allowed."""
-    return child.launch_bounds(context.unit) or f"__launch_bounds__({MAX_THREADS})"
 
 
 @dataclass(frozen=True)
@@ -68,6 +64,7 @@ class CoarseKernel(AfterChild):
                                       templates.expression("make_uint3(pdcc_bx, blockIdx.y, blockIdx.z)"),
                                       ir.name("threadIdx"), ir.name("pdcc_gridDim"), ir.name("blockDim"))
         between = (templates.statement(_BARRIER),) if self.barrier else ()
+        context.include(RUNTIME_HEADER, "the device runtime")
         function = ir.Function("static __global__", self.symbol, (*self.child.declarations, "const dim3 pdcc_gridDim"),
                                templates.block(_BLOCKS, thread=thread, between=between), self.child.template,
                                f"'{self.child.name}' coarsened: each block does the work of several original blocks",
@@ -95,8 +92,8 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
 
     def coarsened(launch: ir.Launch) -> ir.Launch:
         call = launch.call
-        return dataclasses.replace(launch, call=ir.KernelCall(coarse, [grid, *call.config[1:]],
-                                                              [*call.args, ir.name("pdcc_grid")]))
+        return ir.Launch(ir.KernelCall(coarse, [grid, *call.config[1:]], [*call.args, ir.name("pdcc_grid")]),
+                         launch.fallback, counted=True)
 
     remark = context.remark(Kind.APPLIED, rules.COARSEN_APPLIED, unit.span(site.launch.call), child=child.name,
                             macro=macro, default=clause.value.text, coarse_kernel=child.name + COARSE_SUFFIX,

@@ -47,9 +47,9 @@ from pragmadp.report.remarks import Kind, Remark, Rule
 from pragmadp.source import Span
 from pragmadp.transforms import child as children
 from pragmadp.transforms import site as sites
-from pragmadp.transforms.aggregate import RUNTIME_HEADER, parameter_type
-from pragmadp.transforms.base import Applied, Context, Missed, SitePlan
-from pragmadp.transforms.coarsen import MAX_THREADS, launch_bounds
+from pragmadp.transforms.aggregate import parameter_type
+from pragmadp.transforms.base import RUNTIME_HEADER, Applied, Context, Missed, SitePlan
+from pragmadp.transforms.child import MAX_THREADS, launch_bounds
 from pragmadp.transforms.threshold import SERIAL_LOOPS
 
 NAME = "consolidate"

@@ -6,7 +6,9 @@ evaluating them again could differ), then launches. Each pass rewrites this IR. 
 every `ir.Launch`: clear stale errors, launch, and when the launch failed (on an H200, launches past the
 pending-launch pool fail silently) run its fallback, the child's serial version, or, for a child that
 cannot run serially, retry with back-off until the pool drains, stopping the kernel loudly (`__trap`)
-rather than losing work.
+rather than losing work. A launch of a kernel pdcc wrote goes through the runtime's launch budget
+(`pdcc::launched`, pdcc_rt.cuh), which keeps pdcc's launches from filling the pending-launch pool, where the
+device runtime can spin for ever: when the budget is spent, the fallback runs at once.
 """
 
 from __future__ import annotations
@@ -30,7 +32,12 @@ _CHECKED = """\
 if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
   {fallback};"""
 
+_BUDGETED = """\
+if (!pdcc::launched({launch})) // over the launch budget, or the launch failed: no work lost
+  {fallback};"""
+
 _RETRIED = """\
+{hold};
 (void)cudaGetLastError();
 {launch};
 for (unsigned int pdcc_wait = 64; cudaGetLastError() != cudaSuccess; pdcc_wait *= 2) {
@@ -89,8 +96,13 @@ def safe(code: ir.Stmt) -> ir.Stmt:
         if not isinstance(node, ir.Launch):
             return None
         launch = ir.ExprStmt(node.call)
+        if node.fallback is not None and node.counted:
+            return ir.Sequence(templates.statements(_BUDGETED, launch=ir.Lambda((), ir.Block((launch,))),
+                                                    fallback=node.fallback))
         if node.fallback is not None:
             return ir.Sequence(templates.statements(_CHECKED, launch=launch, fallback=node.fallback))
-        return ir.Sequence(templates.statements(_RETRIED, launch=launch,
+        hold = (templates.statement("pdcc::hold_launch(); // counted: the grid gives it back as it starts"),) \
+            if node.counted else ()
+        return ir.Sequence(templates.statements(_RETRIED, launch=launch, hold=hold,
                                                 limit=c_ast.Constant("unsigned int", f"{RETRY_LIMIT_NS}u")))
     return ir.transform(code, expand)

@@ -13,7 +13,10 @@ pdcc adds `child__pdcc_serial` after the child (every block and thread of the or
     ...
     if (pdcc_n >= PDCC_THRESHOLD_parent_0) { launch, serial on failure } else { serial }
 
-with `PDCC_THRESHOLD_parent_0` defined (unless given with -D) before the parent.
+with `PDCC_THRESHOLD_parent_0` defined (unless given with -D) before the parent. The driver makes the
+launch one of `child__pdcc_counted` (`CountedKernel`), the child's body in a kernel that gives back its
+launch of the runtime's launch budget as it starts (pdcc_rt.cuh): a launch past the budget runs serially
+too, never waiting in the device runtime for room in the pending-launch pool.
 """
 
 from __future__ import annotations
@@ -30,13 +33,14 @@ from pragmadp.directives import Threshold
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
 from pragmadp.transforms import child as children
-from pragmadp.transforms.base import Applied, Context, Missed, SitePlan
-from pragmadp.transforms.child import AfterChild
+from pragmadp.transforms.base import RUNTIME_HEADER, Applied, Context, Missed, SitePlan
+from pragmadp.transforms.child import AfterChild, launch_bounds
 
 NAME = "threshold"
 CLAUSE = Threshold
 RULES = (rules.THRESHOLD_APPLIED, rules.THREAD_COUNT, rules.STREAM_ORDER, rules.EARLIER_LAUNCH)
 SERIAL_SUFFIX = "__pdcc_serial"
+COUNTED_SUFFIX = "__pdcc_counted"
 _UNORDERED_STREAMS = ("0", "nullptr", "NULL", "0L")
 
 SERIAL_LOOPS = """\
@@ -48,6 +52,12 @@ SERIAL_LOOPS = """\
   for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
   for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
     {thread};
+}"""
+
+_COUNTED_BODY = """\
+{
+  pdcc::launch_started();
+  {thread};
 }"""
 
 
@@ -72,6 +82,30 @@ class SerialVersion(AfterChild):
                                f"every thread of a '{self.child.name}' launch, one after another, in the calling thread")
         self.declare_before_parent(context, function)
         return (function,)
+
+
+@dataclass(frozen=True)
+class CountedKernel(AfterChild):
+    """`child__pdcc_counted`: the child as pdcc launches it through the runtime's launch budget, its
+    outlined body after the budget's launch is given back (the user's kernel stays as written)."""
+
+    suffix: ClassVar[str] = COUNTED_SUFFIX
+
+    def build(self, context: Context) -> tuple[ir.Definition, ...]:
+        context.include(RUNTIME_HEADER, "the device runtime")
+        thread = children.thread_call(context, self.child, self.site, *map(ir.name, children.BUILTIN_ORDER))
+        function = ir.Function("static __global__", self.symbol, self.child.declarations,
+                               templates.block(_COUNTED_BODY, thread=thread), self.child.template,
+                               f"'{self.child.name}' as pdcc launches it, through the launch budget (pdcc_rt.cuh)",
+                               launch_bounds(context, self.child))
+        self.declare_before_parent(context, function)
+        return (function,)
+
+
+def counted_kernel(context: Context, plan: SitePlan) -> str:
+    """The name a counted launch of the child calls (defines `child__pdcc_counted` on first use)."""
+    context.define(CountedKernel(plan.child, plan.site))
+    return children.renamed(context.unit, plan.site.launch.function, COUNTED_SUFFIX)
 
 
 def serial_call(context: Context, plan: SitePlan) -> ir.ExprStmt:

@@ -2,7 +2,8 @@
 // early returns, two annotated sites in one kernel, a templated child, 2-D child grids, and 2-D parent
 // blocks whose last warp is partial. The tests put each configuration's clauses where CLAUSES stands,
 // build with pdcc, and run: the program prints "shapes ok" when every count matches the host's, and
-// exits 1 otherwise. Every child adds 1 per (child thread, item) it covers, so lost or repeated work shows.
+// exits 1 otherwise. Every child adds 1 per (child thread, item) it covers, so lost or repeated work shows,
+// and each run's launches of pdcc's kernels must all have given back their launch of the launch budget.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -59,6 +60,14 @@ int main(int argc, char** argv) {
                   got[0], want[0], got[1], want[1]);
       return 1;
     }
+#ifdef PDCC_LAUNCH_BUDGET  // built by pdcc through its runtime: every launch it counted was given back
+    unsigned pending = 0;
+    cudaMemcpyFromSymbol(&pending, pdcc::launches_pending, sizeof pending);
+    if (pending != 0) {
+      std::printf("run %d: %u launches of the launch budget never given back\n", run, pending);
+      return 1;
+    }
+#endif
   }
   std::printf("shapes ok\n");
   return 0;

@@ -21,6 +21,13 @@ static __device__ void add_to__pdcc_thread(const uint3 pdcc_blockIdx, const uint
 }
 #line 6 "aggregate.cu"
 
+// pdcc: 'add_to' as pdcc launches it, through the launch budget (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) add_to__pdcc_counted(float* out, const float* in, float scale, int n)
+{
+  pdcc::launch_started();
+  add_to__pdcc_thread(blockIdx, threadIdx, gridDim, blockDim, out, in, scale, n);
+}
+
 // pdcc: every thread of a 'add_to' launch, one after another, in the calling thread
 static __device__ __noinline__ void add_to__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* out, const float* in, float scale, int n)
 {
@@ -36,18 +43,21 @@ static __device__ __noinline__ void add_to__pdcc_serial(const dim3 pdcc_gridDim,
 // pdcc: the launches of a group of parents at site per_warp_0 as one grid (pdcc_rt.cuh)
 static __global__ void __launch_bounds__(1024) add_to__pdcc_agg_per_warp_0(const pdcc::Batch<pdcc::Record<float*, const float*, pdcc::Uniform, int>> pdcc_batch, float scale)
 {
+  pdcc::launch_started();
   pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, add_to__pdcc_thread, scale);
 }
 
 // pdcc: the launches of a group of parents at site per_block_0 as one grid (pdcc_rt.cuh)
 static __global__ void __launch_bounds__(1024) add_to__pdcc_agg_per_block_0(const pdcc::Batch<pdcc::Record<float*, const float*, pdcc::Uniform, int>> pdcc_batch, float scale)
 {
+  pdcc::launch_started();
   pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, add_to__pdcc_thread, scale);
 }
 
 // pdcc: the launches of a group of parents at site per_group_0 as one grid (pdcc_rt.cuh)
 static __global__ void __launch_bounds__(1024) add_to__pdcc_agg_per_group_0(const pdcc::Batch<pdcc::Record<float*, const float*, pdcc::Uniform, int>> pdcc_batch, float scale)
 {
+  pdcc::launch_started();
   pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, add_to__pdcc_thread, scale);
 }
 #line 11 "aggregate.cu"
@@ -84,6 +94,7 @@ static __device__ __noinline__ void fill_strided__pdcc_serial(const dim3 pdcc_gr
 template <typename T, int Step>
 static __global__ void __launch_bounds__(1024) fill_strided__pdcc_coarse(T* data, T value, int64_t n, const dim3 pdcc_gridDim)
 {
+  pdcc::launch_started();
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     fill_strided__pdcc_thread<T, Step>(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, data, value, n);
   }
@@ -93,6 +104,7 @@ static __global__ void __launch_bounds__(1024) fill_strided__pdcc_coarse(T* data
 template <typename T, int Step>
 static __global__ void __launch_bounds__(1024) fill_strided__pdcc_agg_per_grid_0(const pdcc::Batch<pdcc::Record<T*, pdcc::Uniform, int64_t>> pdcc_batch, T value)
 {
+  pdcc::launch_started();
   pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, fill_strided__pdcc_thread<T, Step>, value);
 }
 #line 17 "aggregate.cu"
@@ -119,7 +131,7 @@ static __device__ void per_warp__pdcc_body(float* out, const float* in, const in
     const dim3 pdcc_block = 64;
     const pdcc::RecordOf<decltype(add_to__pdcc_agg_per_warp_0)> pdcc_rec(pdcc_grid, pdcc_block, out + row, in + begin[row], scale, n);
     if (!pdcc_group_per_warp_0.append(pdcc_rec)) // storage full: launch this one directly
-      pdcc::launch_record(pdcc_rec, add_to, add_to__pdcc_serial, scale);
+      pdcc::launch_record(pdcc_rec, add_to__pdcc_counted, add_to__pdcc_serial, scale);
   }
 #line 23 "aggregate.cu"
 }
@@ -130,7 +142,7 @@ __global__ void __launch_bounds__(1024) per_warp(float* out, const float* in, co
 {
   pdcc_group_per_warp_0.open<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_warp_0)>>(pdcc_pool_per_warp_0, 0, PDCC_RECORDS_PER_THREAD_per_warp_0);
   per_warp__pdcc_body(out, in, begin, end, scale);
-  pdcc_group_per_warp_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_warp_0)>>(pdcc_pool_per_warp_0, 1, PDCC_AGG_THRESHOLD_per_warp_0, pdcc::aggregated_launch(add_to__pdcc_agg_per_warp_0, scale), pdcc::direct_launch(add_to, add_to__pdcc_serial, scale));
+  pdcc_group_per_warp_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_warp_0)>>(pdcc_pool_per_warp_0, 1, PDCC_AGG_THRESHOLD_per_warp_0, pdcc::aggregated_launch(add_to__pdcc_agg_per_warp_0, scale), pdcc::direct_launch(add_to__pdcc_counted, add_to__pdcc_serial, scale));
 }
 #line 24 "aggregate.cu"
 
@@ -155,7 +167,7 @@ static __device__ void per_block__pdcc_body(float* out, const float* in, const i
       const dim3 pdcc_block = 128;
       const pdcc::RecordOf<decltype(add_to__pdcc_agg_per_block_0)> pdcc_rec(pdcc_grid, pdcc_block, out + row, in + begin[row] + part * n, 1.0f, n);
       if (!pdcc_group_per_block_0.append(pdcc_rec)) // storage full: launch this one directly
-        pdcc::launch_record(pdcc_rec, add_to, add_to__pdcc_serial, 1.0f);
+        pdcc::launch_record(pdcc_rec, add_to__pdcc_counted, add_to__pdcc_serial, 1.0f);
     }
 #line 32 "aggregate.cu"
   }
@@ -167,7 +179,7 @@ __global__ void __launch_bounds__(1024) per_block(float* out, const float* in, c
 {
   pdcc_group_per_block_0.open<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_block_0)>>(pdcc_pool_per_block_0, PDCC_RECORDS_per_block_0, 1);
   per_block__pdcc_body(out, in, begin, end, rows);
-  pdcc_group_per_block_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_block_0)>>(pdcc_pool_per_block_0, 1, 1u, pdcc::aggregated_launch(add_to__pdcc_agg_per_block_0, 1.0f), pdcc::direct_launch(add_to, add_to__pdcc_serial, 1.0f));
+  pdcc_group_per_block_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_block_0)>>(pdcc_pool_per_block_0, 1, 1u, pdcc::aggregated_launch(add_to__pdcc_agg_per_block_0, 1.0f), pdcc::direct_launch(add_to__pdcc_counted, add_to__pdcc_serial, 1.0f));
 }
 #line 34 "aggregate.cu"
 
@@ -194,7 +206,7 @@ static __device__ void per_group__pdcc_body(float* out, const float* in, const i
     const dim3 pdcc_block = 128;
     const pdcc::RecordOf<decltype(add_to__pdcc_agg_per_group_0)> pdcc_rec(pdcc_grid, pdcc_block, out + row, in + begin[row], 2.0f, n);
     if (!pdcc_group_per_group_0.append(pdcc_rec)) // storage full: launch this one directly
-      pdcc::launch_record(pdcc_rec, add_to, add_to__pdcc_serial, 2.0f);
+      pdcc::launch_record(pdcc_rec, add_to__pdcc_counted, add_to__pdcc_serial, 2.0f);
   }
 #line 41 "aggregate.cu"
 }
@@ -205,7 +217,7 @@ __global__ void __launch_bounds__(1024) per_group(float* out, const float* in, c
 {
   pdcc_group_per_group_0.open<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_group_0)>>(pdcc_pool_per_group_0, 0, PDCC_RECORDS_PER_THREAD_per_group_0, PDCC_GRANULARITY_per_group_0);
   per_group__pdcc_body(out, in, begin, end, rows);
-  pdcc_group_per_group_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_group_0)>>(pdcc_pool_per_group_0, 1, 1u, pdcc::aggregated_launch(add_to__pdcc_agg_per_group_0, 2.0f), pdcc::direct_launch(add_to, add_to__pdcc_serial, 2.0f));
+  pdcc_group_per_group_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_group_0)>>(pdcc_pool_per_group_0, 1, 1u, pdcc::aggregated_launch(add_to__pdcc_agg_per_group_0, 2.0f), pdcc::direct_launch(add_to__pdcc_counted, add_to__pdcc_serial, 2.0f));
 }
 #line 42 "aggregate.cu"
 

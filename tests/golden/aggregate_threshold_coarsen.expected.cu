@@ -33,6 +33,7 @@ static __device__ __noinline__ void scale_rows__pdcc_serial(const dim3 pdcc_grid
 // pdcc: 'scale_rows' coarsened: each block does the work of several original blocks
 static __global__ void __launch_bounds__(1024) scale_rows__pdcc_coarse(float* out, const float* in, float factor, int n, const dim3 pdcc_gridDim)
 {
+  pdcc::launch_started();
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     scale_rows__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, out, in, factor, n);
   }
@@ -41,12 +42,14 @@ static __global__ void __launch_bounds__(1024) scale_rows__pdcc_coarse(float* ou
 // pdcc: the launches of a group of parents at site warp_groups_0 as one grid (pdcc_rt.cuh)
 static __global__ void __launch_bounds__(1024) scale_rows__pdcc_agg_warp_groups_0(const pdcc::Batch<pdcc::Record<float*, const float*, pdcc::Uniform, int>> pdcc_batch, float factor)
 {
+  pdcc::launch_started();
   pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, scale_rows__pdcc_thread, factor);
 }
 
 // pdcc: the launches of a group of parents at site block_groups_0 as one grid (pdcc_rt.cuh)
 static __global__ void __launch_bounds__(1024) scale_rows__pdcc_agg_block_groups_0(const pdcc::Batch<pdcc::Record<float*, const float*, pdcc::Uniform, int>> pdcc_batch, float factor)
 {
+  pdcc::launch_started();
   pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, scale_rows__pdcc_thread, factor);
 }
 #line 9 "aggregate_threshold_coarsen.cu"
@@ -79,6 +82,7 @@ static __device__ __noinline__ void tile__pdcc_serial(const dim3 pdcc_gridDim, c
 // pdcc: 'tile' coarsened: each block does the work of several original blocks
 static __global__ void __launch_bounds__(1024) tile__pdcc_coarse(float* out, const int width, int height, const dim3 pdcc_gridDim)
 {
+  pdcc::launch_started();
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     tile__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, out, width, height);
   }
@@ -87,12 +91,21 @@ static __global__ void __launch_bounds__(1024) tile__pdcc_coarse(float* out, con
 // pdcc: the launches of a group of parents at site multiblock_groups_0 as one grid (pdcc_rt.cuh)
 static __global__ void __launch_bounds__(1024) tile__pdcc_agg_multiblock_groups_0(const pdcc::Batch<pdcc::Record<float*, const int, int>> pdcc_batch)
 {
+  pdcc::launch_started();
   pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, tile__pdcc_thread);
+}
+
+// pdcc: 'tile' as pdcc launches it, through the launch budget (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) tile__pdcc_counted(float* out, const int width, int height)
+{
+  pdcc::launch_started();
+  tile__pdcc_thread(blockIdx, threadIdx, gridDim, blockDim, out, width, height);
 }
 
 // pdcc: the launches of a group of parents at site grid_group_0 as one grid (pdcc_rt.cuh)
 static __global__ void __launch_bounds__(1024) tile__pdcc_agg_grid_group_0(const pdcc::Batch<pdcc::Record<float*, const int, int>> pdcc_batch)
 {
+  pdcc::launch_started();
   pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, tile__pdcc_thread);
 }
 #line 14 "aggregate_threshold_coarsen.cu"
@@ -262,7 +275,7 @@ static __device__ void grid_group__pdcc_body(float* out, const int* widths, cons
     const dim3 pdcc_block = dim3(16, 16);
     const pdcc::RecordOf<decltype(tile__pdcc_agg_grid_group_0)> pdcc_rec(pdcc_grid, pdcc_block, out + k * 4096, widths[k], heights[k]);
     if (!pdcc_group_grid_group_0.append(pdcc_rec)) // storage full: launch this one directly
-      pdcc::launch_record(pdcc_rec, tile, tile__pdcc_serial);
+      pdcc::launch_record(pdcc_rec, tile__pdcc_counted, tile__pdcc_serial);
   }
 #line 45 "aggregate_threshold_coarsen.cu"
 }
@@ -273,5 +286,5 @@ __global__ void __launch_bounds__(1024) grid_group(float* out, const int* widths
 {
   pdcc_group_grid_group_0.open<pdcc::RecordOf<decltype(tile__pdcc_agg_grid_group_0)>>(pdcc_pool_grid_group_0, 0, PDCC_RECORDS_PER_THREAD_grid_group_0, pdcc::grid_blocks());
   grid_group__pdcc_body(out, widths, heights, count);
-  pdcc_group_grid_group_0.flush<pdcc::RecordOf<decltype(tile__pdcc_agg_grid_group_0)>>(pdcc_pool_grid_group_0, 1, 1u, pdcc::aggregated_launch(tile__pdcc_agg_grid_group_0), pdcc::direct_launch(tile, tile__pdcc_serial));
+  pdcc_group_grid_group_0.flush<pdcc::RecordOf<decltype(tile__pdcc_agg_grid_group_0)>>(pdcc_pool_grid_group_0, 1, 1u, pdcc::aggregated_launch(tile__pdcc_agg_grid_group_0), pdcc::direct_launch(tile__pdcc_counted, tile__pdcc_serial));
 }

@@ -1,4 +1,6 @@
 #line 1 "ceil_forms.cu"
+#include "pdcc_rt.cuh"  // pdcc: the device runtime
+#line 1 "ceil_forms.cu"
 // Every ceiling-division form of seed 000 §III-D, one parent each.
 #include <cmath>
 
@@ -26,6 +28,13 @@ static __device__ __noinline__ void add_one__pdcc_serial(const dim3 pdcc_gridDim
   for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
     add_one__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, out, n);
 }
+
+// pdcc: 'add_one' as pdcc launches it, through the launch budget (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) add_one__pdcc_counted(int* out, int n)
+{
+  pdcc::launch_started();
+  add_one__pdcc_thread(blockIdx, threadIdx, gridDim, blockDim, out, n);
+}
 #line 8 "ceil_forms.cu"
 
 // (a) (N - 1)/b + 1
@@ -41,9 +50,9 @@ __global__ void __launch_bounds__(1024) form_a(int* out, const int* len) {
     const dim3 pdcc_grid = ((pdcc_n - 1) / 128) + 1;
     const dim3 pdcc_block = 128;
     if (pdcc_n >= PDCC_THRESHOLD_form_a_0) {
-      (void)cudaGetLastError();
-      add_one<<<pdcc_grid, pdcc_block>>>(out, n); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            add_one__pdcc_counted<<<pdcc_grid, pdcc_block>>>(out, n); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         add_one__pdcc_serial(pdcc_grid, pdcc_block, out, n);
     } else {
       add_one__pdcc_serial(pdcc_grid, pdcc_block, out, n);
@@ -65,9 +74,9 @@ __global__ void __launch_bounds__(1024) form_b(int* out, const int* len) {
     const dim3 pdcc_grid = ((pdcc_n + 128) - 1) / 128;
     const dim3 pdcc_block = 128;
     if (pdcc_n >= PDCC_THRESHOLD_form_b_0) {
-      (void)cudaGetLastError();
-      add_one<<<pdcc_grid, pdcc_block>>>(out, n); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            add_one__pdcc_counted<<<pdcc_grid, pdcc_block>>>(out, n); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         add_one__pdcc_serial(pdcc_grid, pdcc_block, out, n);
     } else {
       add_one__pdcc_serial(pdcc_grid, pdcc_block, out, n);
@@ -89,9 +98,9 @@ __global__ void __launch_bounds__(1024) form_c(int* out, const int* len) {
     const dim3 pdcc_grid = (pdcc_n / 128) + (((pdcc_n % 128) == 0) ? (0) : (1));
     const dim3 pdcc_block = 128;
     if (pdcc_n >= PDCC_THRESHOLD_form_c_0) {
-      (void)cudaGetLastError();
-      add_one<<<pdcc_grid, pdcc_block>>>(out, n); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            add_one__pdcc_counted<<<pdcc_grid, pdcc_block>>>(out, n); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         add_one__pdcc_serial(pdcc_grid, pdcc_block, out, n);
     } else {
       add_one__pdcc_serial(pdcc_grid, pdcc_block, out, n);
@@ -113,9 +122,9 @@ __global__ void __launch_bounds__(1024) form_d(int* out, const int* len) {
     const dim3 pdcc_grid = (int) ceil(((float) pdcc_n) / 128);
     const dim3 pdcc_block = 128;
     if (pdcc_n >= PDCC_THRESHOLD_form_d_0) {
-      (void)cudaGetLastError();
-      add_one<<<pdcc_grid, pdcc_block>>>(out, n); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            add_one__pdcc_counted<<<pdcc_grid, pdcc_block>>>(out, n); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         add_one__pdcc_serial(pdcc_grid, pdcc_block, out, n);
     } else {
       add_one__pdcc_serial(pdcc_grid, pdcc_block, out, n);
@@ -137,9 +146,9 @@ __global__ void __launch_bounds__(1024) form_e(int* out, const int* len, int blo
     const dim3 pdcc_grid = ceil(pdcc_n / ((float) block));
     const dim3 pdcc_block = block;
     if ((unsigned long long)pdcc_n * pdcc_block.y * pdcc_block.z >= PDCC_THRESHOLD_form_e_0) {
-      (void)cudaGetLastError();
-      add_one<<<pdcc_grid, pdcc_block>>>(out, n); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            add_one__pdcc_counted<<<pdcc_grid, pdcc_block>>>(out, n); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         add_one__pdcc_serial(pdcc_grid, pdcc_block, out, n);
     } else {
       add_one__pdcc_serial(pdcc_grid, pdcc_block, out, n);
@@ -160,9 +169,9 @@ __global__ void __launch_bounds__(1024) form_terms(int* out, const int* begin, c
     const dim3 pdcc_grid = (end[row] - begin[row] + 127) / 128;
     const dim3 pdcc_block = 128;
     if ((end[row] - begin[row]) >= PDCC_THRESHOLD_form_terms_0) {
-      (void)cudaGetLastError();
-      add_one<<<pdcc_grid, pdcc_block>>>(out + begin[row], end[row] - begin[row]); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            add_one__pdcc_counted<<<pdcc_grid, pdcc_block>>>(out + begin[row], end[row] - begin[row]); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         add_one__pdcc_serial(pdcc_grid, pdcc_block, out + begin[row], end[row] - begin[row]);
     } else {
       add_one__pdcc_serial(pdcc_grid, pdcc_block, out + begin[row], end[row] - begin[row]);
@@ -182,9 +191,9 @@ __global__ void __launch_bounds__(1024) no_division(int* out, int blocks) {
     const dim3 pdcc_grid = blocks;
     const dim3 pdcc_block = 32;
     if ((unsigned long long)pdcc_grid.x * pdcc_block.x * pdcc_grid.y * pdcc_grid.z >= PDCC_THRESHOLD_no_division_0) {
-      (void)cudaGetLastError();
-      add_one<<<pdcc_grid, pdcc_block>>>(out, blocks * 32); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            add_one__pdcc_counted<<<pdcc_grid, pdcc_block>>>(out, blocks * 32); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         add_one__pdcc_serial(pdcc_grid, pdcc_block, out, blocks * 32);
     } else {
       add_one__pdcc_serial(pdcc_grid, pdcc_block, out, blocks * 32);

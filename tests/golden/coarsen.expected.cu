@@ -1,4 +1,6 @@
 #line 1 "coarsen.cu"
+#include "pdcc_rt.cuh"  // pdcc: the device runtime
+#line 1 "coarsen.cu"
 // Coarsening: with a threshold (serial fallback), alone on a child with shared memory and a barrier
 // (a barrier between original blocks; failed launches are retried), and on a 2-D grid.
 __global__ void scale(float* x, float a, int n) {
@@ -31,6 +33,7 @@ static __device__ __noinline__ void scale__pdcc_serial(const dim3 pdcc_gridDim, 
 // pdcc: 'scale' coarsened: each block does the work of several original blocks
 static __global__ void __launch_bounds__(1024) scale__pdcc_coarse(float* x, float a, int n, const dim3 pdcc_gridDim)
 {
+  pdcc::launch_started();
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     scale__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, x, a, n);
   }
@@ -59,6 +62,7 @@ static __device__ void block_reverse__pdcc_thread(const uint3 pdcc_blockIdx, con
 // pdcc: 'block_reverse' coarsened: each block does the work of several original blocks
 static __global__ void __launch_bounds__(1024) block_reverse__pdcc_coarse(int* data, int n, const dim3 pdcc_gridDim)
 {
+  pdcc::launch_started();
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     block_reverse__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, data, n);
     __syncthreads();  // the next original block reuses the shared memory
@@ -84,6 +88,7 @@ static __device__ void stencil_2d__pdcc_thread(const uint3 pdcc_blockIdx, const 
 // pdcc: 'stencil_2d' coarsened: each block does the work of several original blocks
 static __global__ void __launch_bounds__(1024) stencil_2d__pdcc_coarse(float* out, const float* in, int w, int h, const dim3 pdcc_gridDim)
 {
+  pdcc::launch_started();
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     stencil_2d__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, out, in, w, h);
   }
@@ -123,9 +128,9 @@ __global__ void __launch_bounds__(1024) parent(float* x, int* data, float* out, 
     const dim3 pdcc_grid = (pdcc_n + 127) / 128;
     const dim3 pdcc_block = 128;
     if (pdcc_n >= PDCC_THRESHOLD_parent_0) {
-      (void)cudaGetLastError();
-      scale__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_0 - 1) / PDCC_COARSEN_parent_0, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(x, 2.0f, n, pdcc_grid); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            scale__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_0 - 1) / PDCC_COARSEN_parent_0, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(x, 2.0f, n, pdcc_grid); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         scale__pdcc_serial(pdcc_grid, pdcc_block, x, 2.0f, n);
     } else {
       scale__pdcc_serial(pdcc_grid, pdcc_block, x, 2.0f, n);
@@ -136,6 +141,7 @@ __global__ void __launch_bounds__(1024) parent(float* x, int* data, float* out, 
   { // pdcc: site parent_1: blocks do PDCC_COARSEN_parent_1 original blocks each
     const dim3 pdcc_grid = (n + 127) / 128;
     const dim3 pdcc_block = 128;
+    pdcc::hold_launch();  // counted: the grid gives it back as it starts
     (void)cudaGetLastError();
     block_reverse__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_1 - 1) / PDCC_COARSEN_parent_1, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(data, n, pdcc_grid); // pdcc: generated
     for (unsigned int pdcc_wait = 64; cudaGetLastError() != cudaSuccess; pdcc_wait *= 2) {
@@ -150,9 +156,9 @@ __global__ void __launch_bounds__(1024) parent(float* x, int* data, float* out, 
   { // pdcc: site parent_2: blocks do PDCC_COARSEN_parent_2 original blocks each
     const dim3 pdcc_grid = dim3((n + 15) / 16, (n + 15) / 16);
     const dim3 pdcc_block = dim3(16, 16);
-    (void)cudaGetLastError();
-    stencil_2d__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_2 - 1) / PDCC_COARSEN_parent_2, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(out, x, n, n, pdcc_grid); // pdcc: generated
-    if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+    if (!pdcc::launched([&] {
+          stencil_2d__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_2 - 1) / PDCC_COARSEN_parent_2, pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(out, x, n, n, pdcc_grid); // pdcc: generated
+        })) // over the launch budget, or the launch failed: no work lost
       stencil_2d__pdcc_serial(pdcc_grid, pdcc_block, out, x, n, n);
   }
 #line 31 "coarsen.cu"

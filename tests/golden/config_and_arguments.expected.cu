@@ -1,4 +1,6 @@
 #line 1 "config_and_arguments.cu"
+#include "pdcc_rt.cuh"  // pdcc: the device runtime
+#line 1 "config_and_arguments.cu"
 // Four configuration arguments, arguments with side effects (evaluated once), a child defined after
 // its parent (its serial and coarsened versions are declared before the parent), and a clause whose
 // transformation does not exist yet.
@@ -28,9 +30,9 @@ __global__ void __launch_bounds__(1024) parent(int* out, int* counter, const int
     int pdcc_arg1 = (int)threadIdx.x;
     int pdcc_arg2 = n;
     if (pdcc_n >= PDCC_THRESHOLD_parent_0) {
-      (void)cudaGetLastError();
-      fill__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_0 - 1) / PDCC_COARSEN_parent_0, pdcc_grid.y, pdcc_grid.z), pdcc_block, 0, 0>>>(pdcc_arg0, pdcc_arg1, pdcc_arg2, pdcc_grid); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            fill__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_0 - 1) / PDCC_COARSEN_parent_0, pdcc_grid.y, pdcc_grid.z), pdcc_block, 0, 0>>>(pdcc_arg0, pdcc_arg1, pdcc_arg2, pdcc_grid); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         fill__pdcc_serial(pdcc_grid, pdcc_block, pdcc_arg0, pdcc_arg1, pdcc_arg2);
     } else {
       fill__pdcc_serial(pdcc_grid, pdcc_block, pdcc_arg0, pdcc_arg1, pdcc_arg2);
@@ -67,6 +69,7 @@ static __device__ __noinline__ void fill__pdcc_serial(const dim3 pdcc_gridDim, c
 // pdcc: 'fill' coarsened: each block does the work of several original blocks
 static __global__ void __launch_bounds__(1024) fill__pdcc_coarse(int* out, int value, int n, const dim3 pdcc_gridDim)
 {
+  pdcc::launch_started();
   for (unsigned int pdcc_bx = blockIdx.x; pdcc_bx < pdcc_gridDim.x; pdcc_bx += gridDim.x) {
     fill__pdcc_thread(make_uint3(pdcc_bx, blockIdx.y, blockIdx.z), threadIdx, pdcc_gridDim, blockDim, out, value, n);
   }

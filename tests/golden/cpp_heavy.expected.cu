@@ -1,4 +1,6 @@
 #line 1 "cpp_heavy.cu"
+#include "pdcc_rt.cuh"  // pdcc: the device runtime
+#line 1 "cpp_heavy.cu"
 // nvcc-flags: --extended-lambda -std=c++17
 // A C++-heavy file: host classes, templates, namespaces, lambdas (one that tree-sitter cannot parse),
 // macros and includes around one annotated, templated device launch.
@@ -42,6 +44,14 @@ static __device__ __noinline__ void visit_neighbours__pdcc_serial(const dim3 pdc
   for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
     visit_neighbours__pdcc_thread<Index, Value, Op>(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, adjacency, values, begin, end, op);
 }
+
+// pdcc: 'visit_neighbours' as pdcc launches it, through the launch budget (pdcc_rt.cuh)
+template <typename Index, typename Value, typename Op>
+static __global__ void __launch_bounds__(1024) visit_neighbours__pdcc_counted(const Index* __restrict__ adjacency, Value* values, Index begin, Index end, Op op)
+{
+  pdcc::launch_started();
+  visit_neighbours__pdcc_thread<Index, Value, Op>(blockIdx, threadIdx, gridDim, blockDim, adjacency, values, begin, end, op);
+}
 #line 21 "cpp_heavy.cu"
 
 struct Increment {
@@ -76,9 +86,9 @@ __global__ void __launch_bounds__(1024) expand(const Index* offsets, const Index
     const dim3 pdcc_grid = (end - begin + BLOCK - 1) / BLOCK;
     const dim3 pdcc_block = BLOCK;
     if ((unsigned long long)(end - begin) * pdcc_block.y * pdcc_block.z >= PDCC_THRESHOLD_expand_0) {
-      (void)cudaGetLastError();
-      detail::visit_neighbours<Index, int, detail::Increment><<<pdcc_grid, pdcc_block>>>(adjacency, values, begin, end, detail::Increment{}); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            detail::visit_neighbours__pdcc_counted<Index, int, detail::Increment><<<pdcc_grid, pdcc_block>>>(adjacency, values, begin, end, detail::Increment{}); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         detail::visit_neighbours__pdcc_serial<Index, int, detail::Increment>(pdcc_grid, pdcc_block, adjacency, values, begin, end, detail::Increment{});
     } else {
       detail::visit_neighbours__pdcc_serial<Index, int, detail::Increment>(pdcc_grid, pdcc_block, adjacency, values, begin, end, detail::Increment{});

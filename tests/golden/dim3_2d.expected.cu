@@ -1,4 +1,6 @@
 #line 1 "dim3_2d.cu"
+#include "pdcc_rt.cuh"  // pdcc: the device runtime
+#line 1 "dim3_2d.cu"
 // A 2-D child launched with a dim3 grid of two ceiling divisions.
 __global__ void tile_child(float* img, int width, int height) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -29,6 +31,13 @@ static __device__ __noinline__ void tile_child__pdcc_serial(const dim3 pdcc_grid
   for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
     tile_child__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, img, width, height);
 }
+
+// pdcc: 'tile_child' as pdcc launches it, through the launch budget (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) tile_child__pdcc_counted(float* img, int width, int height)
+{
+  pdcc::launch_started();
+  tile_child__pdcc_thread(blockIdx, threadIdx, gridDim, blockDim, img, width, height);
+}
 #line 8 "dim3_2d.cu"
 
 #line 6 "dim3_2d.cu"
@@ -46,9 +55,9 @@ __global__ void __launch_bounds__(1024) tile_parent(float** images, const int* w
     const dim3 pdcc_grid = dim3((pdcc_nx + 15) / 16, (pdcc_ny + 15) / 16);
     const dim3 pdcc_block = dim3(16, 16);
     if ((unsigned long long)pdcc_nx * pdcc_ny * pdcc_grid.z * pdcc_block.z >= PDCC_THRESHOLD_tile_parent_0) {
-      (void)cudaGetLastError();
-      tile_child<<<pdcc_grid, pdcc_block>>>(images[k], w, h); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            tile_child__pdcc_counted<<<pdcc_grid, pdcc_block>>>(images[k], w, h); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         tile_child__pdcc_serial(pdcc_grid, pdcc_block, images[k], w, h);
     } else {
       tile_child__pdcc_serial(pdcc_grid, pdcc_block, images[k], w, h);

@@ -1,4 +1,6 @@
 #line 1 "early_return.cu"
+#include "pdcc_rt.cuh"  // pdcc: the device runtime
+#line 1 "early_return.cu"
 // The child returns early; the outlined body makes that `return` end one thread's work only.
 __global__ void row_child(float* y, const float* x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -27,6 +29,13 @@ static __device__ __noinline__ void row_child__pdcc_serial(const dim3 pdcc_gridD
   for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
     row_child__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, y, x, n);
 }
+
+// pdcc: 'row_child' as pdcc launches it, through the launch budget (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) row_child__pdcc_counted(float* y, const float* x, int n)
+{
+  pdcc::launch_started();
+  row_child__pdcc_thread(blockIdx, threadIdx, gridDim, blockDim, y, x, n);
+}
 #line 7 "early_return.cu"
 
 #line 5 "early_return.cu"
@@ -43,9 +52,9 @@ __global__ void __launch_bounds__(1024) parent(float* y, const float* x, const i
     const dim3 pdcc_grid = (pdcc_n + 255) / 256;
     const dim3 pdcc_block = 256;
     if (pdcc_n >= PDCC_THRESHOLD_parent_0) {
-      (void)cudaGetLastError();
-      row_child<<<pdcc_grid, pdcc_block>>>(y + r, x, n); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            row_child__pdcc_counted<<<pdcc_grid, pdcc_block>>>(y + r, x, n); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         row_child__pdcc_serial(pdcc_grid, pdcc_block, y + r, x, n);
     } else {
       row_child__pdcc_serial(pdcc_grid, pdcc_block, y + r, x, n);

@@ -1,4 +1,6 @@
 #line 1 "local_variable.cu"
+#include "pdcc_rt.cuh"  // pdcc: the device runtime
+#line 1 "local_variable.cu"
 // The grid size comes through local variables whose initialisers hold the division.
 #include <cmath>
 
@@ -26,6 +28,13 @@ static __device__ __noinline__ void scale__pdcc_serial(const dim3 pdcc_gridDim, 
   for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
     scale__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, x, a, n);
 }
+
+// pdcc: 'scale' as pdcc launches it, through the launch budget (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) scale__pdcc_counted(float* x, float a, int n)
+{
+  pdcc::launch_started();
+  scale__pdcc_thread(blockIdx, threadIdx, gridDim, blockDim, x, a, n);
+}
 #line 8 "local_variable.cu"
 
 #line 6 "local_variable.cu"
@@ -41,9 +50,9 @@ __global__ void __launch_bounds__(1024) through_int(float* x, const int* sizes) 
     const dim3 pdcc_grid = blocks;
     const dim3 pdcc_block = threads;
     if ((n) >= PDCC_THRESHOLD_through_int_0) {
-      (void)cudaGetLastError();
-      scale<<<pdcc_grid, pdcc_block>>>(x, 2.0f, n); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            scale__pdcc_counted<<<pdcc_grid, pdcc_block>>>(x, 2.0f, n); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         scale__pdcc_serial(pdcc_grid, pdcc_block, x, 2.0f, n);
     } else {
       scale__pdcc_serial(pdcc_grid, pdcc_block, x, 2.0f, n);
@@ -65,9 +74,9 @@ __global__ void __launch_bounds__(1024) through_dim3(float* x, const int* sizes)
     const dim3 pdcc_grid = grid;
     const dim3 pdcc_block = block;
     if ((unsigned long long)(n) * pdcc_grid.y * pdcc_block.y * pdcc_grid.z * pdcc_block.z >= PDCC_THRESHOLD_through_dim3_0) {
-      (void)cudaGetLastError();
-      scale<<<pdcc_grid, pdcc_block>>>(x, 0.5f, n); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            scale__pdcc_counted<<<pdcc_grid, pdcc_block>>>(x, 0.5f, n); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         scale__pdcc_serial(pdcc_grid, pdcc_block, x, 0.5f, n);
     } else {
       scale__pdcc_serial(pdcc_grid, pdcc_block, x, 0.5f, n);

@@ -1,4 +1,6 @@
 #line 1 "templated.cu"
+#include "pdcc_rt.cuh"  // pdcc: the device runtime
+#line 1 "templated.cu"
 // A templated child launched from a templated parent, with explicit and deduced template arguments.
 #include <cstdint>
 
@@ -33,6 +35,14 @@ static __device__ __noinline__ void axpy__pdcc_serial(const dim3 pdcc_gridDim, c
   for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
     axpy__pdcc_thread<T, Unroll>(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, y, x, a, n);
 }
+
+// pdcc: 'axpy' as pdcc launches it, through the launch budget (pdcc_rt.cuh)
+template <typename T, int Unroll>
+static __global__ void __launch_bounds__(1024) axpy__pdcc_counted(T* y, const T* x, T a, int64_t n)
+{
+  pdcc::launch_started();
+  axpy__pdcc_thread<T, Unroll>(blockIdx, threadIdx, gridDim, blockDim, y, x, a, n);
+}
 #line 12 "templated.cu"
 
 }  // namespace kern
@@ -52,9 +62,9 @@ __global__ void __launch_bounds__(1024) batched_axpy(T** ys, T** xs, const int64
     const dim3 pdcc_grid = ((pdcc_n + (4 * 128)) - 1) / (4 * 128);
     const dim3 pdcc_block = 128;
     if (pdcc_n >= PDCC_THRESHOLD_batched_axpy_0) {
-      (void)cudaGetLastError();
-      kern::axpy<T, 4><<<pdcc_grid, pdcc_block>>>(ys[b], xs[b], a, n); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            kern::axpy__pdcc_counted<T, 4><<<pdcc_grid, pdcc_block>>>(ys[b], xs[b], a, n); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         kern::axpy__pdcc_serial<T, 4>(pdcc_grid, pdcc_block, ys[b], xs[b], a, n);
     } else {
       kern::axpy__pdcc_serial<T, 4>(pdcc_grid, pdcc_block, ys[b], xs[b], a, n);

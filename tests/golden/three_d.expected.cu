@@ -1,4 +1,6 @@
 #line 1 "three_d.cu"
+#include "pdcc_rt.cuh"  // pdcc: the device runtime
+#line 1 "three_d.cu"
 // A 3-D child: the serial version loops over every block and thread in x, y and z.
 __global__ void voxel_child(float* v, int nx, int ny, int nz) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -31,6 +33,13 @@ static __device__ __noinline__ void voxel_child__pdcc_serial(const dim3 pdcc_gri
   for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
     voxel_child__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, v, nx, ny, nz);
 }
+
+// pdcc: 'voxel_child' as pdcc launches it, through the launch budget (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) voxel_child__pdcc_counted(float* v, int nx, int ny, int nz)
+{
+  pdcc::launch_started();
+  voxel_child__pdcc_thread(blockIdx, threadIdx, gridDim, blockDim, v, nx, ny, nz);
+}
 #line 9 "three_d.cu"
 
 #line 7 "three_d.cu"
@@ -47,9 +56,9 @@ __global__ void __launch_bounds__(1024) volume_parent(float* v, int nx, int ny, 
     const dim3 pdcc_grid = dim3((pdcc_nx + 7) / 8, (pdcc_ny + 7) / 8, (pdcc_nz + 3) / 4);
     const dim3 pdcc_block = block;
     if ((unsigned long long)pdcc_nx * pdcc_ny * pdcc_nz >= PDCC_THRESHOLD_volume_parent_0) {
-      (void)cudaGetLastError();
-      voxel_child<<<pdcc_grid, pdcc_block>>>(v, nx, ny, nz); // pdcc: generated
-      if (cudaGetLastError() != cudaSuccess) // the launch failed (pending-launch pool full?): no work lost
+      if (!pdcc::launched([&] {
+            voxel_child__pdcc_counted<<<pdcc_grid, pdcc_block>>>(v, nx, ny, nz); // pdcc: generated
+          })) // over the launch budget, or the launch failed: no work lost
         voxel_child__pdcc_serial(pdcc_grid, pdcc_block, v, nx, ny, nz);
     } else {
       voxel_child__pdcc_serial(pdcc_grid, pdcc_block, v, nx, ny, nz);
