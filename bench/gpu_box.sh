@@ -12,7 +12,7 @@
 #                                                     then bench/run.py on the recursive samples
 # The device allows 10 minutes a command: each half stops its steps at BUDGET_S seconds (default 510) and
 # still writes what it has. SKIP_TESTS=1, SKIP_LAUNCHABLE=1, SKIP_SANITIZER=1 leave a step of `checks` out
-# (SKIP_TESTS=1 also the tests of `meld`). Writes to OUTDIR (few files: the device returns at most 8):
+# (SKIP_TESTS=1 also the tests of `meld`; PYTEST_ARGS are added to the GPU tests' pytest). Writes to OUTDIR (few files: the device returns at most 8):
 # gpu-tests.log, launchable.log, sanitizer.log, or bench.log, results.md/json, comparison.md, ratios.png, or
 # meld-tests.log (recursion-tests.log), bench.log, results.md/json; and summary.txt last, also printed.
 set -uo pipefail
@@ -53,7 +53,7 @@ if [ "${SKIP_LAUNCHABLE:-0}" != 1 ]; then
 fi
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
   echo "== GPU tests"
-  within python3 -m pytest -q -m gpu -rA -p no:cacheprovider tests/ --ignore=tests/test_launchable.py \
+  within python3 -m pytest -q -m gpu -rA -p no:cacheprovider tests/ --ignore=tests/test_launchable.py ${PYTEST_ARGS:-} \
     >"$out/gpu-tests.log" 2>&1
   rc=$?
   note "GPU tests (exit $rc): $(tail -1 "$out/gpu-tests.log")"
