@@ -178,14 +178,15 @@ def test_the_flush_gets_the_aggregated_launch_and_the_one_record_launch():
     site builds its record from the launch's arguments and launches it directly when storage is full."""
     text = run(LAUNCH, "consldt(block)").text
     assert ("  pdcc_group_parent_0.flush<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc_pool_parent_0, 1, "
-            "1u, pdcc::aggregated_launch(child__pdcc_agg_parent_0, in, a), pdcc::direct_launch(child, child__pdcc_serial, "
+            "1u, pdcc::aggregated_launch(child__pdcc_agg_parent_0, in, a), pdcc::direct_launch(child__pdcc_counted, child__pdcc_serial, "
             "in, a));\n" in text)
     assert ("    const pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)> pdcc_rec(pdcc_grid, pdcc_block, out + threadIdx.x, "
             "in, a, m);\n"
             "    if (!pdcc_group_parent_0.append(pdcc_rec)) // storage full: launch this one directly\n"
-            "      pdcc::launch_record(pdcc_rec, child, child__pdcc_serial, in, a);\n" in text)
+            "      pdcc::launch_record(pdcc_rec, child__pdcc_counted, child__pdcc_serial, in, a);\n" in text)
     assert ("static __global__ void __launch_bounds__(1024) child__pdcc_agg_parent_0(const pdcc::Batch<pdcc::Record<float*, "
             "pdcc::Uniform, pdcc::Uniform, int>> pdcc_batch, const float* in, float a)\n{\n"
+            "  pdcc::launch_started();\n"
             "  pdcc::run_aggregated_block(pdcc_batch, blockIdx.x, threadIdx.x, child__pdcc_thread, in, a);\n}\n" in text)
 
 

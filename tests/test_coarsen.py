@@ -27,7 +27,7 @@ def test_plain_child_is_coarsened_with_a_serial_fallback():
     assert [r.rule.id for r in result.remarks] == ["PDCC550", "PDCC530"]
     assert ("child__pdcc_coarse<<<dim3((pdcc_grid.x + PDCC_COARSEN_parent_0 - 1) / PDCC_COARSEN_parent_0, "
             "pdcc_grid.y, pdcc_grid.z), pdcc_block>>>(x, n, pdcc_grid);") in result.text
-    assert "if (cudaGetLastError() != cudaSuccess)" in result.text and "child__pdcc_serial(pdcc_grid" in result.text
+    assert "if (!pdcc::launched([&] {" in result.text and "child__pdcc_serial(pdcc_grid" in result.text
     assert "__syncthreads();  // the next original block" not in result.text
 
 
@@ -36,6 +36,7 @@ def test_child_with_shared_memory_gets_a_barrier_between_blocks_and_retries():
     assert result.remarks[0].args["barrier_between_blocks"] is True
     assert "__syncthreads();  // the next original block reuses the shared memory" in result.text
     assert "__nanosleep(pdcc_wait);" in result.text and "__trap();" in result.text
+    assert "pdcc::hold_launch();" in result.text  # counted whatever the budget says: the launch must be made
     assert "__pdcc_serial" not in result.text
 
 

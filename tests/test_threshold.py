@@ -131,7 +131,7 @@ def test_the_serial_version_is_never_inlined():
 def test_an_aggregated_launch_in_a_loop_launches_what_does_not_fit_directly():
     result = run(PLAIN_CHILD, looped("consldt(block)"))
     site = result.text[result.text.index("if (!pdcc_group_parent_0.append(pdcc_rec))"):]
-    assert site.splitlines()[1].strip() == "pdcc::launch_record(pdcc_rec, child, child__pdcc_serial, x, n);"
+    assert site.splitlines()[1].strip() == "pdcc::launch_record(pdcc_rec, child__pdcc_counted, child__pdcc_serial, x, n);"
     storage = next(r for r in result.remarks if r.rule.id == "PDCC561")
     assert "4, the launch is in a loop" in storage.message and "launches directly" in storage.message
 
