@@ -20,7 +20,7 @@ from conftest import ROOT
 from test_cuda_programs import build_shapes
 
 GOLDEN = ROOT / "tests" / "golden"
-COUNTED_KERNEL = re.compile(r"__global__ void (?:__launch_bounds__\([^)]*\) )?(\w+__pdcc_(?:counted|coarse|agg_\w+))\(")
+COUNTED_KERNEL = re.compile(r"__global__ void (?:__launch_bounds__\([^)]*\) )?(\w+__pdcc_(?:counted|coarse|direct|agg_\w+))\(")
 LAUNCH = re.compile(r"([\w:]+?)(?:<[^<>]*>)?<<<")
 
 
@@ -57,8 +57,10 @@ def test_every_launch_of_a_counted_kernel_takes_one_and_no_other_does(output: Pa
 
 
 def test_the_goldens_have_each_kind_of_counted_launch():
-    """The invariants above are checked on all three kernels pdcc counts, gated and held."""
+    """The invariants above are checked on the kernels pdcc counts (a consolidated recursion's direct
+    kernel, launched by the runtime's WorkQueue, too), gated and held."""
     texts = "\n".join(p.read_text() for p in _outputs())
+    assert "__pdcc_direct(const pdcc::Level" in texts
     assert "__pdcc_counted<<<" in texts and "__pdcc_coarse<<<" in texts and "pdcc::aggregated_launch(" in texts
     assert "pdcc::hold_launch();" in texts
 

@@ -666,10 +666,11 @@ __device__ auto direct_launch(Kernel kernel, Fallback fallback, Once... once) {
 // parity: level L runs the items of queue L & 1 and appends to queue (L + 1) & 1; its last block empties
 // queue L & 1 for level L + 1 to append to. A level keeps what the buffer clause asks for, CAP items per
 // group of the launches it runs, at most half of the queue's memory; an item past that is launched
-// directly (checked, retried) as a grid of the same level, leaving an empty item (a grid of no blocks) in
-// its slot. What those grids append goes to the same queue while its memory lasts (they never launch in
-// turn before it is full), and the next level's consumer, which starts after every grid of this level,
-// strides over all of it.
+// directly, through the launch budget, as a grid of the same level, leaving an empty item (a grid of no
+// blocks) in its slot, or, when the budget is spent, is left in its slot for the next level to run. What
+// those grids append goes to the same queue while its memory lasts (they never launch in turn before it
+// is full), and the next level's consumer, which starts after every grid of this level, strides over all
+// of it.
 
 enum Granularity : unsigned { kWarpGroups, kBlockGroups, kGridGroup };
 
@@ -700,7 +701,7 @@ __device__ __forceinline__ void run_item(const Level& level, const Record& r, un
   }
 }
 
-// A grid of one item, launched on its own: `kernel<<<grid, block>>>(level, arguments...)`, retried with
+// A grid of one item, launched on its own (counted by the caller): `kernel<<<grid, block>>>(level, arguments...)`, retried with
 // doubling back-off while the pending-launch pool drains; past kLaunchRetryLimitNs per wait __trap()
 // stops the program loudly rather than losing work.
 template <typename Kernel, typename... Arguments>
@@ -781,9 +782,18 @@ struct WorkQueue {
       ::new (items(parity) + slot) Record(grid, block, arguments...);
       return;
     }
-    if (slot < kItems) ::new (items(parity) + slot) Record(dim3(0u, 0u, 0u), block, arguments...);  // nothing to run
-    // Past the level's buffer: this item runs as a grid of its own, whose appends use the queue's memory.
-    pdcc::launch_item(direct, Level{level.index, kItems}, grid, block, arguments...);
+    // Past the level's buffer: this item runs as a grid of its own, whose appends use the queue's memory,
+    // through the launch budget. When the budget is spent it stays in the queue's memory instead (the next
+    // level's consumer runs every item stored), so no launch waits in the device runtime for the pending
+    // pool; only when the queue's memory is full too is it launched whatever the budget says, and retried.
+    const Level own = {level.index, kItems};
+    if (slot < kItems) {
+      const bool launched = pdcc::launched([&] { direct<<<grid, block>>>(own, arguments...); });
+      ::new (items(parity) + slot) Record(launched ? dim3(0u, 0u, 0u) : grid, block, arguments...);
+      return;
+    }
+    pdcc::hold_launch();
+    pdcc::launch_item(direct, own, grid, block, arguments...);
   }
 
   // The consumer of a level: every item of its queue through `item` (the child's body), `once...` the

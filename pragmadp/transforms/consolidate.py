@@ -19,8 +19,10 @@ built-ins, the sites rewritten the same way) for every (block, thread) of every 
 when the launch is `<<<1, 1>>>`, else a block per item. Each consumer's last block tail-launches the
 next level until one appends nothing. A tail launch starts once its grid and that grid's children are
 done and keeps no launch of the levels before pending, so the recursion may be as deep as it likes
-without device synchronization. An item that does not fit the queue is launched directly
-(`walk__pdcc_direct`, checked and retried). The protocol is `pdcc::WorkQueue` in the runtime header.
+without device synchronization. An item past its level's buffer is launched directly (`walk__pdcc_direct`,
+through the launch budget; when the budget is spent it stays in the queue's memory, which the next level's
+consumer runs whole; a full queue's item is launched, retried). The protocol is `pdcc::WorkQueue` in the
+runtime header.
 
 A recursion is consolidated whole or not at all: every launch of the kernel from the device must be one
 of its own consolidated launches. Work after a launch that reads what the launched grids write
@@ -88,6 +90,7 @@ _CONSUMER = """\
 }"""
 _DIRECT = """\
 {
+  pdcc::launch_started();
   {item}(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, {arguments});
 }"""
 

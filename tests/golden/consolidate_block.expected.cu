@@ -66,6 +66,7 @@ static __device__ void traverse__pdcc_item(const pdcc::Level pdcc_level, const u
 // pdcc: one work item of 'traverse' that did not fit its level's queue, as a grid of its own
 static __global__ void __launch_bounds__(1024) traverse__pdcc_direct(const pdcc::Level pdcc_level, const int* child_ptr, const int* children, const int* value, int* depth, int* path_sum, int node)
 {
+  pdcc::launch_started();
   traverse__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, child_ptr, children, value, depth, path_sum, node);
 }
 

@@ -59,6 +59,7 @@ static __device__ void halve__pdcc_item(const pdcc::Level pdcc_level, const uint
 // pdcc: one work item of 'halve' that did not fit its level's queue, as a grid of its own
 static __global__ void __launch_bounds__(1024) halve__pdcc_direct(const pdcc::Level pdcc_level, unsigned long long* visits, int begin, int end, int level)
 {
+  pdcc::launch_started();
   halve__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, visits, begin, end, level);
 }
 

@@ -62,6 +62,7 @@ static __device__ void visit__pdcc_item(const pdcc::Level pdcc_level, const uint
 // pdcc: one work item of 'visit' that did not fit its level's queue, as a grid of its own
 static __global__ void __launch_bounds__(1024) visit__pdcc_direct(const pdcc::Level pdcc_level, const Node* nodes, float* total, int node, float scale)
 {
+  pdcc::launch_started();
   visit__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, nodes, total, node, scale);
 }
 

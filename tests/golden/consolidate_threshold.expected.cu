@@ -137,6 +137,7 @@ static __device__ void descend__pdcc_item(const pdcc::Level pdcc_level, const ui
 // pdcc: one work item of 'descend' that did not fit its level's queue, as a grid of its own
 static __global__ void __launch_bounds__(1024) descend__pdcc_direct(const pdcc::Level pdcc_level, const int* child_ptr, const int* children, int* count, int node, int weight)
 {
+  pdcc::launch_started();
   descend__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, child_ptr, children, count, node, weight);
 }
 

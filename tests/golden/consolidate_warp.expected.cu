@@ -88,6 +88,7 @@ static __device__ void split__pdcc_item(const pdcc::Level pdcc_level, const uint
 // pdcc: one work item of 'split' that did not fit its level's queue, as a grid of its own
 static __global__ void __launch_bounds__(1024) split__pdcc_direct(const pdcc::Level pdcc_level, float* data, int lo, int hi, int cutoff)
 {
+  pdcc::launch_started();
   split__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, data, lo, hi, cutoff);
 }
 
