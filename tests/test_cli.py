@@ -144,8 +144,9 @@ def test_transformed_input_replaced_every_other_argument_kept_in_order(project: 
     assert done.returncode == 0, done.stderr
     argv = nvcc_calls(project)[0]["argv"]
     assert argv[0] == f"-I{project / 'src'}"       # quoted includes resolve as beside the original
+    assert argv[1] == f"-I{cli.RUNTIME_DIR}"         # the device runtime the launch budget is in
     assert argv[-1] == "-rdc=true"                   # device launches need relocatable device code
-    middle = argv[1:-1]
+    middle = argv[2:-1]
     temporary = middle[4]
     assert middle[:4] + middle[5:] == ["-arch=sm_90", "-O3", "-DX=1", "-c", "-o", "k.o", "-Xcompiler", "-fPIC"]
     assert temporary.endswith("/kernels.cu") and temporary != "src/kernels.cu"
@@ -556,7 +557,7 @@ def test_standard_input_is_read_once_transformed_and_handed_to_nvcc(project: Pat
     done = pdcc_with_input("-x", "cu", "-c", "-", "-o", "k.o", "-q", stdin=ANNOTATED.encode(), cwd=project, env=env)
     assert done.returncode == 0, done.stderr
     (call,) = nvcc_calls(project)
-    assert call["argv"] == ["-x", "cu", "-c", "-", "-o", "k.o", "-rdc=true"]
+    assert call["argv"] == [f"-I{cli.RUNTIME_DIR}", "-x", "cu", "-c", "-", "-o", "k.o", "-rdc=true"]
     assert call["stdin"].startswith('#line 1 "<stdin>"\n') and "child__pdcc_serial" in call["stdin"]
     plain = pdcc_with_input("-x", "cu", "-c", "-", stdin=LATIN1_PLAIN, cwd=project, env=env)
     assert plain.returncode == 0, plain.stderr

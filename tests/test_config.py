@@ -159,7 +159,7 @@ def test_launcher_style_takes_pdcc_options_before_the_compiler(tree: Path):
     assert done.returncode == 0, done.stderr
     (call,) = nvcc_calls(tree)
     assert call["argv"][0].startswith("-I") and call["argv"][-1] == "-rdc=true"
-    assert call["argv"][1:-1][:1] == ["-c"] and call["argv"][-3:-1] == ["-o", "b.o"]
+    assert call["argv"][1] == f"-I{cli.RUNTIME_DIR}" and call["argv"][2] == "-c" and call["argv"][-3:-1] == ["-o", "b.o"]
     assert (tree / "r").is_dir() and len(list((tree / "r").iterdir())) == 1
 
 

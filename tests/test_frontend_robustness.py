@@ -190,4 +190,4 @@ def test_a_grid_of_many_terms_is_analysed_without_a_traceback():
             f"#pragma dp threshold(8)\n  child<<<{grid}, 32>>>(x, n0);\n}}\n")
     result = transform(SourceFile("t.cu", code.encode()))
     assert [r.rule.id for r in result.remarks][:2] == ["PDCC500", "PDCC501"]
-    assert f"child<<<pdcc_grid, pdcc_block>>>(x, n0);" in result.text
+    assert "child__pdcc_counted<<<pdcc_grid, pdcc_block>>>(x, n0);" in result.text
