@@ -748,19 +748,26 @@ class Build:
 
     def _report(self) -> bool:
         """Writes --report, --report-dir and the terminal summary; False when a report could not be written."""
+        from pragmadp.report import collect
         written = True
         if self.options.report:
             try:
                 report = self.options.report
-                units = None if report.lower().endswith(".json") and not report.lower().endswith(".sarif.json") \
-                    else self._units()
-                write_report(report, self.remarks, __version__, os.getcwd(), self.knobs, units=units)
-            except OSError as exc:
+                own = self._units()
+                with collect.accumulated(report, own) as every:  # the build's earlier commands' units too
+                    mine = {unit.path for unit in own}
+                    if all(unit.path in mine for unit in every):  # this command's units alone: its own report
+                        plain_json = report.lower().endswith(".json") and not report.lower().endswith(".sarif.json")
+                        write_report(report, self.remarks, __version__, os.getcwd(), self.knobs,
+                                     units=None if plain_json else own)
+                    else:
+                        write_report(report, self.remarks, __version__, os.getcwd(), units=every)
+            except (OSError, collect.UnitFileError) as exc:  # (a unit file beside it that is not one)
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
                 _print(self.err, CommandError(rules.OUTPUT_FAILED, "report", report=self.options.report,
-                                              reason=exc.strerror or str(exc)))
+                                              reason=reason))
                 written = False
         if self.options.report_dir:
-            from pragmadp.report import collect
             for unit in self.inputs:
                 result = unit.result
                 try:

@@ -998,6 +998,52 @@ def test_report_dir_writes_one_unit_per_input_and_pdcc_report_merges_them(projec
     assert len(nvcc_calls(project)) == 3
 
 
+def test_one_report_file_gathers_every_compile_of_a_build(project: Path):
+    """issue 12 item 2: `--report x.sarif` in CMAKE_CUDA_FLAGS (or a Makefile's NVCC) was overwritten by each
+    compile and by the link. Each command now adds its unit to the report (kept beside it, under a lock), so
+    concurrent compiles and a link step after them leave every unit in it; a rebuild replaces its own."""
+    for name in ("second", "third"):
+        (project / "src" / f"{name}.cu").write_text(ANNOTATED.replace("parent", f"parent_{name}"))
+    env = {"PDCC_NVCC": str(project / "bin/nvcc"), "FAKE_NVCC_LOG": str(project / "nvcc.log"),
+           "PYTHONPATH": str(ROOT)}
+    compiles = [subprocess.Popen([sys.executable, "-m", "pragmadp", "-c", f"src/{name}.cu", "-o", f"{name}.o",
+                                  "--report", "build.sarif", "-q"], cwd=project, env={**os.environ, **env},
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                for name in ("kernels", "second", "third", "plain")]  # at once, as make -j runs them
+    assert [process.wait() for process in compiles] == [0, 0, 0, 0], [p.stderr.read() for p in compiles]
+    link = pdcc("kernels.o", "second.o", "-o", "app", "--report", "build.sarif", "-q", cwd=project,
+                nvcc=project / "bin/nvcc")
+    assert link.returncode == 0, link.stderr
+    results = json.loads((project / "build.sarif").read_text())["runs"][0]["results"]
+    files = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results
+             if r["ruleId"] == "PDCC500"}
+    assert {Path(f).name for f in files} == {"kernels.cu", "second.cu", "third.cu"}
+    again = pdcc("-c", "src/second.cu", "-o", "second.o", "--report", "build.sarif", "-q", cwd=project,
+                 nvcc=project / "bin/nvcc")
+    assert again.returncode == 0, again.stderr
+    rebuilt = json.loads((project / "build.sarif").read_text())["runs"][0]["results"]
+    assert len(rebuilt) == len(results)  # the rebuilt unit replaced its own, nothing doubled
+    alone = pdcc("-c", "src/kernels.cu", "--report", "alone.json", "-q", cwd=project, nvcc=project / "bin/nvcc")
+    assert alone.returncode == 0 and "knobs" in json.loads((project / "alone.json").read_text())
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_j_with_nvcc_pdcc_builds_every_object_and_one_report(project: Path):
+    """issue 12: `make -j` with NVCC=pdcc (and a report for the whole build), beside Ninja and CMake."""
+    (project / "src" / "second.cu").write_text(ANNOTATED.replace("parent", "parent2"))
+    (project / "Makefile").write_text("OBJECTS = kernels.o second.o plain.o\nall: $(OBJECTS)\n"
+                                      "%.o: src/%.cu\n\t$(NVCC) -c $< -o $@\n")
+    pdcc_command = f"{sys.executable} -m pragmadp --report-dir units --report build.md -q"
+    env = {**os.environ, "PDCC_NVCC": str(project / "bin/nvcc"), "FAKE_NVCC_LOG": str(project / "nvcc.log"),
+           "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(["make", "-j3", f"NVCC={pdcc_command}"], cwd=project, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(nvcc_calls(project)) == 3
+    review = (project / "build.md").read_text()
+    assert "kernels.cu" in review and "second.cu" in review
+    assert len(list((project / "units").iterdir())) == 3
+
+
 def test_pdcc_version_carries_a_fingerprint_of_the_code(project: Path):
     done = pdcc("--pdcc-version", cwd=project)
     assert re.fullmatch(r"pdcc \d+\.\d+\.\d+ \(code [0-9a-f]{16}\)\n", done.stdout)

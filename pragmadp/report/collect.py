@@ -6,6 +6,11 @@ writes the file of its own unit, named after the unit's source path (a readable 
 absolute path), through a temporary file renamed over it, so concurrent writers never see or leave a
 partial file and a rebuild replaces the unit's previous file.
 
+A plain `--report FILE` keeps its units the same way, in a folder beside it (`.FILE.pdcc-units`), so every
+compile of a build that passes the same `--report` (CMAKE_CUDA_FLAGS, a Makefile's NVCC) adds its unit to
+FILE instead of overwriting it: `accumulated` writes the command's units and reads them all back under a
+lock, and the report is rendered from what it returns.
+
 A unit file holds everything a report needs without the sources at hand: every remark with its rule, its
 location (as pdcc printed it and absolute), its named arguments and its help line; the sites' knobs; and
 the original and transformed text of the unit, from which the reports compute a diff per site.
@@ -13,11 +18,13 @@ the original and transformed text of the unit, from which the reports compute a 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -79,10 +86,40 @@ def write_unit(directory: str, source_path: str, remarks: Sequence[Remark], knob
                transformed_text: str | None, original_text: str | None) -> None:
     """Writes the report of one translation unit into `directory` (created if missing), atomically:
     concurrent pdcc processes each replace their own file whole. Raises OSError when it cannot."""
-    unit = make_unit(source_path, remarks, knobs, transformed_text, original_text)
     os.makedirs(directory, exist_ok=True)
+    _write_unit_file(directory, make_unit(source_path, remarks, knobs, transformed_text, original_text))
+
+
+def _write_unit_file(directory: str, unit: Unit) -> None:
     data = json.dumps(unit_to_dict(unit), indent=1, ensure_ascii=False, default=str) + "\n"
-    write_atomically(os.path.join(directory, unit_file_name(source_path, unit.cwd)), data.encode("utf-8"))
+    write_atomically(os.path.join(directory, unit_file_name(unit.path, unit.cwd)), data.encode("utf-8"))
+
+
+def units_beside(report: str) -> str:
+    """The folder that keeps the units of `--report FILE` across the commands of a build."""
+    folder, name = os.path.split(os.path.abspath(report))
+    return os.path.join(folder, f".{name}.pdcc-units")
+
+
+@contextlib.contextmanager
+def _locked(directory: str) -> Iterator[None]:
+    """An exclusive lock on `directory` (created if missing): one pdcc at a time writes and renders."""
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@contextlib.contextmanager
+def accumulated(report: str, units: Sequence[Unit]) -> Iterator[list[Unit]]:
+    """The units of every command that wrote `report` so far, this command's `units` among them (replacing
+    their earlier files), held under the report's lock while the caller renders and writes the report, so
+    that the last of concurrent writers renders every unit. Raises OSError when the folder cannot be used."""
+    directory = units_beside(report)
+    with _locked(directory):
+        for unit in units:
+            _write_unit_file(directory, unit)
+        yield read_units(directory)
 
 
 # --- the file format ------------------------------------------------------------------------------------
