@@ -952,6 +952,7 @@ def locate_generated_diagnostics(text: str, results: Sequence[pipeline.Result]) 
         generated, site = result.generated_at(reported, echoed)
         if not generated:
             continue
+        site = site or _site_whose_value_is_named(line, result)
         source = result.source
         anchor = source.line_of(site.anchor.start) if site else min(reported, source.line_count)
         column = source.column_of(site.anchor.start) if site else 1
@@ -962,6 +963,20 @@ def locate_generated_diagnostics(text: str, results: Sequence[pipeline.Result]) 
         if "error" in match.group("severity") and (source.display_path, anchor) not in notes:
             notes[(source.display_path, anchor)] = _generated_code_note(result, site, anchor)
     return "\n".join(lines), list(notes.values())
+
+
+_QUOTED_NAME = re.compile(r'"([A-Za-z_]\w*)"')
+
+
+def _site_whose_value_is_named(message: str, result: pipeline.Result) -> pipeline.SiteLines | None:
+    """For an error in code pdcc wrote outside a site's statement (a wrapper kernel's flush, a definition),
+    the site whose knob the message names, or whose pragma value it names (`identifier "F_UNDEF" is
+    undefined` for `coarsen(F_UNDEF)`, used in the wrapper through PDCC_COARSEN_parent_0): that is the user's
+    line to look at, not the line pdcc's code was mapped to."""
+    named = set(_QUOTED_NAME.findall(message))
+    macros = [knob.macro for knob in result.knobs if knob.macro in named or knob.default in named]
+    owners = [site for site in result.sites if site.name and any(m.endswith(f"_{site.name}") for m in macros)]
+    return max(owners, key=lambda site: len(site.name), default=None)  # `spmv_rows_0` over `rows_0`
 
 
 def _generated_code_note(result: pipeline.Result, site: pipeline.SiteLines | None, line: int) -> Remark:

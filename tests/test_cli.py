@@ -923,6 +923,20 @@ def test_an_nvcc_error_in_generated_code_points_at_the_pragma(project: Path):
     assert lines and max(lines) <= len(UNDEFINED_VALUE.splitlines())
 
 
+@pytest.mark.nvcc
+def test_an_undefined_value_used_in_the_wrapper_kernel_points_at_its_pragma(project: Path):
+    """issue 12 item 10, the aggregated form: `coarsen(F_UNDEF)` is also used in the parent's wrapper kernel
+    (its groups' flush), code of no site's statement; nvcc's error there named main's line and "a bug in pdcc"."""
+    (project / "src" / "kernels.cu").write_text(ANNOTATED.replace("threshold(32)", "consldt(block) coarsen(F_UNDEF)")
+                                                + "int main() { return 0; }\n")
+    done = pdcc("-arch=sm_90", "-c", "src/kernels.cu", "-o", "k.o", "-q", cwd=project)
+    assert done.returncode != 0
+    lines = {int(n) for n in re.findall(r'src/kernels\.cu\((\d+)\): error: identifier "F_UNDEF" is undefined', done.stderr)}
+    assert lines == {8}, done.stderr
+    assert "src/kernels.cu:8:1: error[PDCC308]: nvcc's error above is in the code pdcc wrote for this pragma's site" \
+        in done.stderr and "bug in pdcc" not in done.stderr
+
+
 def test_generated_diagnostics_are_pointed_at_the_site_user_code_is_left_alone(project: Path):
     from pragmadp import pipeline
     (project / "src" / "kernels.cu").write_text(UNDEFINED_VALUE + "__global__ void later(int* x) { x[0] = nope; }\n")
