@@ -442,6 +442,8 @@ class Build:
         extra = self._device_runtime_flags()
         try:
             self._check_device_link(extra)
+            if self.command.is_dry_run() and "-rdc=true" in extra and self.command.compiled_objects():
+                raise CommandError(rules.DRY_RUN_NEEDS_DEVICE_LINK, "dry-run")  # sccache then compiles it through pdcc
         except CommandError as exc:
             _print(self.err, exc)
             self._report()

@@ -150,6 +150,14 @@ EXPLANATIONS: dict[str, str] = {
         `objcopy`. One of these steps failed; its command and output are in the message, and the object was
         removed so that no build takes it as done. Install binutils (ld, objcopy) where nvcc runs, or put
         -rdc=true in your own flags and device-link the program yourself.""",
+    "PDCC311": """\
+        sccache in front of pdcc (CMAKE_CUDA_COMPILER_LAUNCHER=sccache with pdcc the compiler) runs
+        `pdcc --dryrun ...` and then the steps it prints itself. At -c without -rdc=true of your own, pdcc
+        compiles code that launches kernels from the device with -rdc=true and device-links the object on its
+        own afterwards (PDCC701); no printed step can hold that, so the object would hold relocatable device
+        code that the host link fails on (`undefined reference to __cudaRegisterLinkedBinary_...`). pdcc stops
+        the dry run instead. Put -rdc=true in your own flags (CMake: CUDA_SEPARABLE_COMPILATION ON), or put pdcc
+        in front of the cache: CMAKE_CUDA_COMPILER_LAUNCHER="pdcc;sccache" with nvcc the compiler.""",
     # --- threshold ---------------------------------------------------------------------------------------
     "PDCC500": """\
         `threshold(N)` took effect: the launch goes ahead only when the child has at least N threads (the

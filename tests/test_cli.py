@@ -119,17 +119,27 @@ def test_query_goes_to_nvcc_untouched_and_pdcc_prints_nothing(project: Path):
 def test_a_dry_run_plans_the_transformed_copy_and_keeps_it_for_the_steps(project: Path):
     """sccache in front of pdcc runs `pdcc --dryrun --keep ...` and then the printed steps itself: before, the
     dry run went to nvcc untouched, so sccache compiled the user's file as written (no pdcc, no error)."""
-    done = pdcc("--dryrun", "-c", "src/kernels.cu", "--keep", "-q", cwd=project, nvcc=project / "bin/nvcc",
+    done = pdcc("--dryrun", "-rdc=true", "-c", "src/kernels.cu", "--keep", "-q", cwd=project, nvcc=project / "bin/nvcc",
                 env={"FAKE_NVCC_TALK": "1"})
     assert done.returncode == 0, done.stderr
     [call] = nvcc_calls(project)
     [copy] = call["inputs"]
-    assert [a for a in call["argv"] if not a.startswith("-I")] == ["--dryrun", "-c", copy, "--keep", "-rdc=true"]
+    assert [a for a in call["argv"] if not a.startswith("-I")] == ["--dryrun", "-rdc=true", "-c", copy, "--keep"]
     assert copy != "src/kernels.cu"
     assert Path(copy).read_text() == call["inputs"][copy] and "__pdcc_serial" in Path(copy).read_text()
     assert f'compilation of "{copy}"' in done.stderr  # the steps name the copy they compile
-    again = pdcc("--dryrun", "-c", "src/kernels.cu", "--keep", "-q", cwd=project, nvcc=project / "bin/nvcc")
+    again = pdcc("--dryrun", "-rdc=true", "-c", "src/kernels.cu", "--keep", "-q", cwd=project, nvcc=project / "bin/nvcc")
     assert again.returncode == 0 and list(nvcc_calls(project)[1]["inputs"]) == [copy]  # same file: cache hits
+
+
+def test_a_dry_run_that_would_need_pdccs_device_link_is_refused(project: Path):
+    """sccache in front of pdcc, a target without separable compilation: the printed steps cannot hold the device
+    link pdcc adds after a -c compile it gave -rdc=true, and the host link then failed with no word from pdcc."""
+    done = pdcc("--dryrun", "-c", "src/kernels.cu", "-o", "k.o", cwd=project, nvcc=project / "bin/nvcc")
+    assert done.returncode == 1 and "error[PDCC311]: a dry run of this compile cannot hold the device link" in done.stderr
+    assert 'CMAKE_CUDA_COMPILER_LAUNCHER="pdcc;sccache"' in done.stderr and not nvcc_calls(project)
+    plain = pdcc("--dryrun", "-c", "src/plain.cu", "-o", "p.o", cwd=project, nvcc=project / "bin/nvcc")
+    assert plain.returncode == 0, plain.stderr  # nothing to device-link: the dry run goes to nvcc as before
 
 
 def test_file_without_pragmas_passes_through_unchanged(project: Path):

@@ -178,6 +178,15 @@ DEVICE_LINK_FAILED = Rule("PDCC310", "device-link-failed",
                     "add -rdc=true to your own flags and device-link the program (nvcc -rdc=true at the link, "
                     "or CMake's CUDA_SEPARABLE_COMPILATION ON); pdcc then adds nothing"),
 })
+DRY_RUN_NEEDS_DEVICE_LINK = Rule("PDCC311", "dry-run-needs-device-link",
+                                 "A dry run (what sccache in front of pdcc runs) of a compile that needs the device "
+                                 "link pdcc adds after it, which the printed steps cannot hold.", messages={
+    "dry-run": Message("a dry run of this compile cannot hold the device link pdcc adds after it (-c without "
+                       "-rdc=true of your own, with launches from the device): the object the printed steps make "
+                       "would fail the host link",
+                       "put -rdc=true in your own flags (CMake: CUDA_SEPARABLE_COMPILATION ON), or run pdcc in "
+                       "front of the cache (CMAKE_CUDA_COMPILER_LAUNCHER=\"pdcc;sccache\")"),
+})
 
 # --- threshold pass (PDCC5xx) ----------------------------------------------------------------
 THRESHOLD_APPLIED = Rule("PDCC500", "threshold-applied",
