@@ -166,10 +166,21 @@ if [ "$mode" = tune ]; then
       samples/$sample/${sample}_dp.cu >"$work/${sample}_dp.cu"
     build="python3 -m pragmadp -arch=sm_90 -O3 -q -I $PWD/samples/common -I $PWD/samples/$sample $work/${sample}_dp.cu -o $work/$sample"
     $build --report "$work/report.json" || { note "tune: cannot build $sample"; continue; }
+    # The baseline: the naive program, the same sample file built by nvcc without pdcc (as bench/run.py and
+    # the samples' READMEs build it); the sweep gives speed-ups over it beside those over the default.
+    baseline=()
+    if nvcc -arch=sm_90 -O3 -rdc=true -I samples/common -I samples/$sample samples/$sample/${sample}_dp.cu \
+         -o "$work/${sample}_naive" -lcudadevrt; then
+      baseline=(--baseline "$work/${sample}_naive --reps 3")
+    else
+      note "tune: cannot build the naive $sample: tuned without a baseline"
+    fi
     seconds=$(( $(left) / 2 - 30 )); [ "$seconds" -gt 270 ] && seconds=270
     within python3 -m pragmadp tune --report "$work/report.json" --build "$build" --run "$work/$sample --reps 3" \
-      --budget "${seconds}s" --repeat 3 --timeout 30 --out "$out/tune-$sample" >"$out/tune-$sample.log" 2>&1
-    note "pdcc tune $sample (exit $?): $(grep -m1 -i 'best' "$out/tune-$sample.log" | cut -c1-150)"
+      ${baseline[@]+"${baseline[@]}"} --budget "${seconds}s" --repeat 3 --timeout 30 --out "$out/tune-$sample" \
+      >"$out/tune-$sample.log" 2>&1
+    note "pdcc tune $sample (exit $?): $(grep -m1 '^best:' "$out/tune-$sample.log" | cut -c1-200)"
+    grep -m1 'warning: baseline' "$out/tune-$sample.log" | cut -c1-200 | tee -a "$summary"
   done
   tar czf "$out/tune.tgz" -C "$out" $(cd "$out" && ls -d tune-* 2>/dev/null) && rm -rf "$out"/tune-*
 fi

@@ -1,7 +1,8 @@
 """`pdcc tune`: sweeps the knobs of a program's sites on the GPU and writes the fastest correct values.
 
     pdcc tune --report build/report.json --build "make -B NVCC=pdcc prog" --run "./prog --size 1000000" \\
-              --check "./prog --check" [--budget 10m] [--knob PDCC_X=1,2,4 ...] [--out DIR]
+              --check "./prog --check" [--baseline "./prog_naive --size 1000000"] [--budget 10m] \\
+              [--knob PDCC_X=1,2,4 ...] [--out DIR]
 
 The knobs come from a pdcc JSON report (`--report x.json` of one compile, `pdcc report DIR -o x.json` of a
 build, or a `--report-dir` folder of unit files): nothing in the source is edited. Each point of the sweep is
@@ -23,6 +24,14 @@ harness's JSON result line (samples/common/sample.cuh; `"correct": false` there 
 the first group of `--time-regex` (milliseconds) in its output, or else its wall time. The check command runs
 after the runs; a non-zero exit marks the point invalid, and an invalid point is never the fastest.
 
+`--baseline CMD` is the program to compare with, e.g. the naive one (the same source built without pdcc):
+the speed-ups over the default configuration say what tuning gave, those over the baseline what pdcc and
+tuning gave together. It runs once before the sweep, `--repeat` times under the same timing rules (on the
+first device, in the first worker's directory; not built, not checked). A baseline whose result line says
+`"correct": false` keeps its time and status `invalid`, and the speed-ups over it are marked `*` (bench/run.py
+does the same with the naive program, which loses launches on large inputs); one that fails, times out or
+has no time is reported, the sweep runs anyway, and there is no speed-up over it.
+
 The sweep, per site (`--strategy sites`, the default): the default configuration first, then the grid of the
 site's two main knobs (the heatmap), then each other knob of the site alone at that grid's best, then (with
 several sites) every site at its best at once. `--strategy grid` is the full product of every knob instead.
@@ -39,7 +48,8 @@ after it, a point it cuts short is `unfinished`, and what finished is reported. 
 Writes to `--out` (default `pdcc-tune/`): tune.json (every point, the knobs, the best), table.md, best.flags
 (the best values, one `-D` a line: `nvcc --options-file best.flags`, or `PDCC_TUNE_FLAGS="$(cat best.flags)"`),
 heatmap-<site>.svg (the speed-up over the default configuration on the site's two main knobs), speedup.svg
-(the fastest points against the default) and logs/ (every command of every point with its output).
+(the fastest points against the baseline when it has a time, else against the default) and logs/ (every
+command of every point, and of the baseline, with its output).
 Plots are SVG written here: matplotlib is not one of pdcc's dependencies, and SVG embeds in the HTML report.
 """
 
@@ -102,7 +112,8 @@ CANDIDATES: dict[str, list[int | float]] = {
 STATUSES = ("ok", "invalid", "failed", "timeout", "no-time", "build-failed", "not-rebuilt", "unfinished")
 
 USAGE = """\
-pdcc tune --report REPORT --build CMD --run CMD [--check CMD] [--budget 10m] [--knob MACRO=V1,V2 ...] [--out DIR]
+pdcc tune --report REPORT --build CMD --run CMD [--check CMD] [--baseline CMD] [--budget 10m]
+          [--knob MACRO=V1,V2 ...] [--out DIR]
 """
 
 
@@ -609,10 +620,43 @@ class Settings:
     wall_time: bool = True           # fall back to the run command's wall time
     receipt: bool = True
     out: Path = Path("pdcc-tune")
+    baseline: str | None = None      # the program to compare with (--baseline)
+
+
+@dataclass
+class Attempt:
+    """The commands of one measurement (a point, or the baseline) on one device: one environment, directory,
+    log and outcome, so that a point and the baseline are run and timed by the same code."""
+
+    session: Session
+    timeout: float
+    env: dict[str, str]
+    cwd: str
+    fill: Callable[[str], str]       # a command with its {worker} and {gpu} filled in
+    log: list[str]
+    outcome: Outcome = field(default_factory=Outcome)
+
+    def step(self, name: str, text: str) -> Finished:
+        command = self.fill(text)
+        done = self.session.shell(command, self.env, self.cwd, self.timeout)
+        self.log.append(f"$ {command}    # {name}: exit {done.returncode} in {done.seconds:.2f} s"
+                        + (f", stopped ({done.stopped})" if done.stopped else ""))
+        self.log.extend(part for part in (done.stdout.rstrip("\n"), done.stderr.rstrip("\n")) if part)
+        return done
+
+    def stop(self, done: Finished, status: str, detail: str) -> Outcome:
+        """Ends the measurement with `status`, or `unfinished`/`timeout` when the command was stopped."""
+        if done.stopped in ("budget", "cancelled"):
+            status, detail = "unfinished", f"stopped by the {'budget' if done.stopped == 'budget' else 'user'}"
+        elif done.stopped == "timeout":
+            status, detail = "timeout", f"{detail}: over {self.timeout:g} s"
+        self.outcome.status, self.outcome.detail = status, detail
+        return self.outcome
 
 
 class Measurer:
-    """Builds, runs and checks one point on one device (one worker's working directory)."""
+    """Builds, runs and checks one point on one device (one worker's working directory); also times the
+    baseline."""
 
     def __init__(self, settings: Settings, session: Session, workdirs: Mapping[str | None, str],
                  environ: Mapping[str, str]):
@@ -625,39 +669,72 @@ class Measurer:
     def command(self, text: str, device: str | None) -> str:
         return text.replace("{worker}", str(self.workers[device])).replace("{gpu}", device or "")
 
-    def __call__(self, point: Point, device: str | None) -> Outcome:
-        settings, session = self.settings, self.session
-        started = time.perf_counter()
-        outcome = Outcome(device=device or "")
-        flags = " ".join(shlex.quote(flag) for flag in point.flags())
-        logs = settings.out / "logs"
-        receipt = logs / f"point-{point.index:04d}.receipt"
-        receipt.unlink(missing_ok=True)
-        env = {**self.environ, FLAGS_VARIABLE: flags, RECEIPT_VARIABLE: str(receipt), "CCACHE_DISABLE": "1",
-               "PDCC_TUNE_WORKER": str(self.workers[device]), "PDCC_TUNE_POINT": str(point.index)}
+    def attempt(self, device: str | None, env: Mapping[str, str], header: str) -> Attempt:
+        env = {**env, "PDCC_TUNE_WORKER": str(self.workers[device])}
         if device is not None:
             env["CUDA_VISIBLE_DEVICES"] = device
         cwd = self.workdirs[device]
+        return Attempt(self.session, self.settings.timeout, env, cwd, lambda text: self.command(text, device),
+                       [f"# {header} on device {device or 'default'} in {cwd}"], Outcome(device=device or ""))
+
+    def time_runs(self, attempt: Attempt, command: str, wrong_ends: bool) -> Outcome | None:
+        """Runs `command` --repeat times, adding each run's time to the outcome (the result line's median_ms,
+        --time-regex, or the wall time). Returns the outcome when a run ends the measurement (it failed or gave
+        no time; with `wrong_ends`, its result line said correct: false), else None. A wrong result that does
+        not end it leaves the status `invalid` and the timing goes on (the baseline's time still counts)."""
+        settings, outcome = self.settings, attempt.outcome
+        for _ in range(settings.repeat):
+            done = attempt.step("run", command)
+            if done.returncode != 0:
+                return attempt.stop(done, "failed", f"run exit {done.returncode}: {_last_line(done)}")
+            value, source, correct = parse_time(done.stdout, done.stderr, settings.time_regex)
+            if correct is False:
+                outcome.status, outcome.detail = "invalid", "the program's result line says correct: false"
+                if wrong_ends:
+                    return outcome
+            if value is None and settings.time_regex is None and settings.wall_time:
+                value, source = done.seconds * 1000.0, "wall"
+            if value is None:
+                outcome.status = "no-time"
+                outcome.detail = "no time in the output" + (f" matching {settings.time_regex.pattern!r}"
+                                                           if settings.time_regex is not None else "")
+                return outcome
+            outcome.times_ms.append(value)
+            outcome.time_source = source
+        return None
+
+    def _finish(self, attempt: Attempt, started: float, name: str) -> None:
+        attempt.outcome.seconds = time.perf_counter() - started
+        logs = self.settings.out / "logs"
         logs.mkdir(parents=True, exist_ok=True)
-        log: list[str] = [f"# point {point.index} ({point.phase} {point.site}) on device {device or 'default'} in {cwd}",
-                          f"# {FLAGS_VARIABLE}={flags}"]
+        (logs / name).write_text("\n".join(attempt.log) + "\n", errors="replace")
 
-        def step(name: str, text: str) -> Finished:
-            command = self.command(text, device)
-            done = session.shell(command, env, cwd, settings.timeout)
-            log.append(f"$ {command}    # {name}: exit {done.returncode} in {done.seconds:.2f} s"
-                       + (f", stopped ({done.stopped})" if done.stopped else ""))
-            log.extend(part for part in (done.stdout.rstrip("\n"), done.stderr.rstrip("\n")) if part)
-            return done
+    def baseline(self, device: str | None) -> Outcome:
+        """Times the --baseline command like a point's run (not built, not checked), logged in logs/baseline.log."""
+        command = self.settings.baseline
+        assert command is not None
+        started = time.perf_counter()
+        env = {name: value for name, value in self.environ.items() if name not in (FLAGS_VARIABLE, RECEIPT_VARIABLE)}
+        attempt = self.attempt(device, env, "baseline")
+        try:
+            if self.time_runs(attempt, command, wrong_ends=False) is None:
+                attempt.outcome.median_ms = statistics.median(attempt.outcome.times_ms)
+            return attempt.outcome
+        finally:
+            self._finish(attempt, started, "baseline.log")
 
-        def stop(done: Finished, status: str, detail: str) -> Outcome:
-            if done.stopped in ("budget", "cancelled"):
-                status, detail = "unfinished", f"stopped by the {'budget' if done.stopped == 'budget' else 'user'}"
-            elif done.stopped == "timeout":
-                status, detail = "timeout", f"{detail}: over {settings.timeout:g} s"
-            outcome.status, outcome.detail = status, detail
-            return outcome
-
+    def __call__(self, point: Point, device: str | None) -> Outcome:
+        settings = self.settings
+        started = time.perf_counter()
+        flags = " ".join(shlex.quote(flag) for flag in point.flags())
+        receipt = settings.out / "logs" / f"point-{point.index:04d}.receipt"
+        receipt.parent.mkdir(parents=True, exist_ok=True)
+        receipt.unlink(missing_ok=True)
+        env = {**self.environ, FLAGS_VARIABLE: flags, RECEIPT_VARIABLE: str(receipt), "CCACHE_DISABLE": "1",
+               "PDCC_TUNE_POINT": str(point.index)}
+        attempt = self.attempt(device, env, f"point {point.index} ({point.phase} {point.site})")
+        attempt.log.append(f"# {FLAGS_VARIABLE}={flags}")
+        outcome, step, stop = attempt.outcome, attempt.step, attempt.stop
         try:
             if settings.clean:
                 done = step("clean", settings.clean)
@@ -672,23 +749,9 @@ class Measurer:
                 outcome.detail = (f"the build did not run pdcc with {FLAGS_VARIABLE} (nothing in {RECEIPT_VARIABLE}): "
                                   "make it rebuild every time (make -B, --clean) through pdcc")
                 return outcome
-            for _ in range(settings.repeat):
-                done = step("run", settings.run)
-                if done.returncode != 0:
-                    return stop(done, "failed", f"run exit {done.returncode}: {_last_line(done)}")
-                value, source, correct = parse_time(done.stdout, done.stderr, settings.time_regex)
-                if correct is False:
-                    outcome.status, outcome.detail = "invalid", "the program's result line says correct: false"
-                    return outcome
-                if value is None and settings.time_regex is None and settings.wall_time:
-                    value, source = done.seconds * 1000.0, "wall"
-                if value is None:
-                    outcome.status = "no-time"
-                    outcome.detail = "no time in the output" + (f" matching {settings.time_regex.pattern!r}"
-                                                               if settings.time_regex is not None else "")
-                    return outcome
-                outcome.times_ms.append(value)
-                outcome.time_source = source
+            ended = self.time_runs(attempt, settings.run, wrong_ends=True)
+            if ended is not None:
+                return ended
             if settings.check:
                 done = step("check", settings.check)
                 if done.returncode != 0:
@@ -696,9 +759,7 @@ class Measurer:
             outcome.median_ms = statistics.median(outcome.times_ms)
             return outcome
         finally:
-            outcome.seconds = time.perf_counter() - started
-            logs.mkdir(parents=True, exist_ok=True)
-            (logs / f"point-{point.index:04d}.log").write_text("\n".join(log) + "\n", errors="replace")
+            self._finish(attempt, started, f"point-{point.index:04d}.log")
 
 
 def _last_line(done: Finished) -> str:
@@ -717,6 +778,8 @@ class Sweep:
     stopped: str | None            # None, "budget" or "interrupted"
     elapsed: float
     devices: list[str | None]
+    baseline: Outcome | None = None  # the --baseline command's timing, None without one
+    baseline_command: str = ""
 
     @property
     def default(self) -> Point | None:
@@ -727,11 +790,29 @@ class Sweep:
         outcome = self.outcomes.get(point.index) if point is not None else None
         return outcome.median_ms if outcome is not None and outcome.status == "ok" else None
 
-    def speedup(self, index: int) -> float | None:
-        base, outcome = self.default_ms(), self.outcomes.get(index)
-        if base is None or outcome is None or outcome.status != "ok" or not outcome.median_ms:
+    def baseline_ms(self) -> float | None:
+        """The baseline's time: also when its result was wrong (then `baseline_wrong`, and speed-ups over it are
+        marked), not when it failed or gave no time."""
+        baseline = self.baseline
+        return baseline.median_ms if baseline is not None and baseline.status in ("ok", "invalid") else None
+
+    @property
+    def baseline_wrong(self) -> bool:
+        return self.baseline is not None and self.baseline.status == "invalid"
+
+    def _over(self, reference_ms: float | None, index: int) -> float | None:
+        outcome = self.outcomes.get(index)
+        if reference_ms is None or outcome is None or outcome.status != "ok" or not outcome.median_ms:
             return None
-        return base / outcome.median_ms
+        return reference_ms / outcome.median_ms
+
+    def speedup(self, index: int) -> float | None:
+        """The point's speed-up over the default configuration (None unless both are valid)."""
+        return self._over(self.default_ms(), index)
+
+    def baseline_speedup(self, index: int) -> float | None:
+        """The point's speed-up over the baseline (None when the point is not valid or the baseline has no time)."""
+        return self._over(self.baseline_ms(), index)
 
     def best(self) -> Point | None:
         timed = [(ms, index) for index, outcome in self.outcomes.items()
@@ -757,10 +838,13 @@ def run_sweep(knobs: Sequence[TuneKnob], settings: Settings, devices: Sequence[s
               workdirs: Mapping[str | None, str], session: Session, environ: Mapping[str, str],
               strategy: str = "sites", console: Console | None = None,
               measure: Callable[[Point, str | None], Outcome] | None = None) -> Sweep:
-    """Plans and measures the points phase by phase on the devices until done, the budget is spent, or Ctrl-C."""
+    """Times the baseline (with --baseline), then plans and measures the points phase by phase on the devices
+    until done, the budget is spent, or Ctrl-C."""
     planner = Planner(knobs, strategy)
-    measure = measure or Measurer(settings, session, workdirs, environ)
+    measurer = Measurer(settings, session, workdirs, environ)
+    measure = measure or measurer
     outcomes: dict[int, Outcome] = {}
+    baseline: Outcome | None = None
     stopped: str | None = None
     console = console or Console(stderr=True)
     progress = Progress(TextColumn("[bold]tune[/] {task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -778,6 +862,10 @@ def run_sweep(knobs: Sequence[TuneKnob], settings: Settings, devices: Sequence[s
     try:
         with progress:
             task = progress.add_task("", total=0, budget=budget(), best=best())
+            if settings.baseline is not None:
+                progress.update(task, description="baseline")
+                baseline = Outcome(status="unfinished", detail="stopped by the user")   # until it returns
+                baseline = measurer.baseline(devices[0])
             for phase, plan in planner.phases():
                 points = plan(outcomes)
                 if not points:
@@ -801,7 +889,7 @@ def run_sweep(knobs: Sequence[TuneKnob], settings: Settings, devices: Sequence[s
         stopped = "interrupted"
     finished = dict(sorted(outcomes.items()))
     return Sweep(list(knobs), list(planner.points), finished, len(planner.points), stopped,
-                 session.clock() - session.started, list(devices))
+                 session.clock() - session.started, list(devices), baseline, settings.baseline or "")
 
 
 def _duration(seconds: float) -> str:
@@ -841,17 +929,30 @@ def results_json(sweep: Sweep, settings: Settings, report: str, budget: float | 
     for outcome in sweep.outcomes.values():
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
 
+    def over_baseline(index: int, digits: int | None = 4) -> dict[str, Any]:
+        """The speed-up over the baseline, as a key only with --baseline (without it the JSON is as it was)."""
+        if sweep.baseline is None:
+            return {}
+        speedup = sweep.baseline_speedup(index)
+        return {"speedup_baseline": round(speedup, digits) if speedup is not None and digits else speedup}
+
     def point_dict(point: Point) -> dict[str, Any]:
         outcome = sweep.outcomes[point.index]
         speedup = sweep.speedup(point.index)
         return {"index": point.index, "phase": point.phase, "site": point.site, "label": sweep.label(point),
                 "status": outcome.status, "median_ms": outcome.median_ms,
-                "speedup": round(speedup, 4) if speedup is not None else None,
+                "speedup": round(speedup, 4) if speedup is not None else None, **over_baseline(point.index),
                 "times_ms": outcome.times_ms, "time_source": outcome.time_source, "device": outcome.device,
                 "seconds": round(outcome.seconds, 3), "build_seconds": round(outcome.build_seconds, 3),
                 "detail": outcome.detail, "flags": point.flags(),
                 "values": {macro: _json_value(value) for macro, value in point.values}}
 
+    baseline = sweep.baseline
+    baseline_entry = {} if baseline is None else {"baseline": {
+        "run": settings.baseline, "status": baseline.status, "median_ms": baseline.median_ms,
+        "correct": baseline.status != "invalid" if baseline.median_ms is not None else None,
+        "times_ms": baseline.times_ms, "time_source": baseline.time_source, "device": baseline.device,
+        "seconds": round(baseline.seconds, 3), "detail": baseline.detail}}
     return {
         "tool": {"name": "pdcc tune", "version": __version__},
         "report": report,
@@ -863,8 +964,10 @@ def results_json(sweep: Sweep, settings: Settings, report: str, budget: float | 
         "points_planned": sweep.planned, "points_finished": len(sweep.outcomes),
         "statuses": counts,
         "default": {"index": default.index, "median_ms": sweep.default_ms()} if default is not None else None,
+        **baseline_entry,
         "best": {"index": best.index, "label": sweep.label(best), "median_ms": sweep.outcomes[best.index].median_ms,
-                 "speedup": sweep.speedup(best.index), "flags": best.flags()} if best is not None else None,
+                 "speedup": sweep.speedup(best.index), **over_baseline(best.index, None),
+                 "flags": best.flags()} if best is not None else None,
         "knobs": [knob.to_dict() for knob in sweep.knobs],
         "points": [point_dict(point) for point in sweep.points if point.index in sweep.outcomes],
     }
@@ -893,21 +996,56 @@ def ranked(sweep: Sweep) -> list[Point]:
     return valid + [p for p in done if sweep.outcomes[p.index].status != "ok"]
 
 
+def speedup_columns(sweep: Sweep) -> list[tuple[str, Callable[[int], str]]]:
+    """The tables' speed-up columns, (heading, text of a point's index): over the default configuration, and
+    over the baseline beside it with --baseline (marked * when the baseline's own result was wrong)."""
+    if sweep.baseline is None:
+        return [("speed-up", lambda index: _x(sweep.speedup(index)))]
+    mark = "*" if sweep.baseline_wrong else ""
+
+    def over_baseline(index: int) -> str:
+        speedup = sweep.baseline_speedup(index)
+        return _x(speedup) + mark if speedup is not None else "-"
+
+    return [("over default", lambda index: _x(sweep.speedup(index))), ("over baseline", over_baseline)]
+
+
+def baseline_note(sweep: Sweep, command: str | None = None) -> str:
+    """What the baseline gave, one line: its time, or why it has none (then no speed-up is over it); its
+    command last, the first thing a plot's clipped line loses. `command`: how to show it (default: as given)."""
+    baseline = sweep.baseline
+    if baseline is None:
+        return ""
+    shown = command if command is not None else sweep.baseline_command
+    if baseline.median_ms is None:
+        return f"baseline {baseline.status} ({baseline.detail or 'no time'}), no speed-up over it: {shown}"
+    runs = f"{len(baseline.times_ms)} run{'s' if len(baseline.times_ms) != 1 else ''}"
+    wrong = "; *its own result was wrong (correct: false): the time of an incomplete run" \
+        if sweep.baseline_wrong else ""
+    return f"baseline {_ms(baseline.median_ms)} ms (median of {runs}, {baseline.time_source}){wrong}: {shown}"
+
+
 def markdown_table(sweep: Sweep) -> str:
-    lines = ["| # | phase | configuration | status | median ms | speed-up | detail |",
-             "|---:|---|---|---|---:|---:|---|"]
+    columns = speedup_columns(sweep)
+    lines = ["| # | phase | configuration | status | median ms | " + " | ".join(name for name, _ in columns)
+             + " | detail |",
+             "|---:|---|---|---|---:|" + "---:|" * len(columns) + "---|"]
     for point in ranked(sweep):
         outcome = sweep.outcomes[point.index]
         detail = outcome.detail.replace("|", "\\|")
         lines.append(f"| {point.index} | {point.phase} | {sweep.label(point)} | {outcome.status} | "
-                     f"{_ms(outcome.median_ms)} | {_x(sweep.speedup(point.index))} | {detail} |")
+                     f"{_ms(outcome.median_ms)} | " + " | ".join(text(point.index) for _, text in columns)
+                     + f" | {detail} |")
+    if sweep.baseline is not None:   # the command as code: it may hold * or _
+        lines += ["", baseline_note(sweep, "`" + sweep.baseline_command.replace("`", "'") + "`")]
     return "\n".join(lines) + "\n"
 
 
 def rich_table(sweep: Sweep, rows: int = 15) -> Table:
     table = Table(title="pdcc tune", show_lines=False)
-    for name in ("#", "phase", "configuration", "status", "median ms", "speed-up"):
-        table.add_column(name, justify="right" if name in ("#", "median ms", "speed-up") else "left")
+    columns = speedup_columns(sweep)
+    for name in ("#", "phase", "configuration", "status", "median ms", *(name for name, _ in columns)):
+        table.add_column(name, justify="right" if name in ("#", "median ms") or name in dict(columns) else "left")
     order = ranked(sweep)
     shown = order[:rows]
     default = sweep.default
@@ -919,7 +1057,7 @@ def rich_table(sweep: Sweep, rows: int = 15) -> Table:
         style = "bold green" if best is not None and point.index == best.index else \
             "" if outcome.status == "ok" else "red"
         table.add_row(str(point.index), point.phase, sweep.label(point), outcome.status, _ms(outcome.median_ms),
-                      _x(sweep.speedup(point.index)), style=style)
+                      *(text(point.index) for _, text in columns), style=style)
     if len(order) > len(shown):
         table.caption = f"{len(order) - len(shown)} more in table.md and tune.json"
     return table
@@ -942,7 +1080,9 @@ def _text(x: float, y: float, text: str, anchor: str = "middle", extra: str = ""
 def heatmap_svg(sweep: Sweep, site: str) -> str | None:
     """The speed-up over the default configuration on the site's two main knobs (one row with one knob): each
     cell the best valid point with those values (other knobs at any value), grey with x where every point
-    there was invalid, empty where none ran. None when the site has no swept knob."""
+    there was invalid, empty where none ran. With --baseline a line under the axes (and each cell's tooltip)
+    gives the speed-ups over the baseline too: the colours stay centred on the default, which tuning starts
+    from. None when the site has no swept knob."""
     axes = main_knobs(sweep.knobs, site)[:2]
     if not axes:
         return None
@@ -966,12 +1106,26 @@ def heatmap_svg(sweep: Sweep, site: str) -> str | None:
             cells[key] = (max(speedup, known) if known is not None else speedup, False)
         elif key not in cells:
             cells[key] = (None, outcome.status != "ok")
-    cell_w, cell_h, left, top = 64, 30, 120, 46
+    # a speed-up over the default times this is the same point's speed-up over the baseline
+    baseline_ms, default_ms = sweep.baseline_ms(), sweep.default_ms()
+    factor = baseline_ms / default_ms if baseline_ms is not None and default_ms else None
+    mark = "*" if sweep.baseline_wrong else ""
+    baseline_line = ""
+    if factor is not None:
+        best_cell = max((speedup for speedup, _ in cells.values() if speedup is not None), default=None)
+        baseline_line = (f"over the baseline ({_ms(baseline_ms)} ms{'; *its own result was wrong' if mark else ''}):"
+                         f" default {factor:.2f}x{mark}" + (f", best here {best_cell * factor:.2f}x{mark}"
+                                                            if best_cell is not None else ""))
+    elif sweep.baseline is not None:
+        baseline_line = f"baseline {sweep.baseline.status}: no speed-up over it" if baseline_ms is None else \
+            f"baseline {_ms(baseline_ms)} ms{mark}; the default configuration has no time to compare it with"
+    cell_w, cell_h, left, top = 64, 30, 120, 62 if baseline_line else 46
     title = f"{site}: speed-up over the default configuration"
     axes_line = f"x: {xknob.macro}" + (f"   y: {yknob.macro}" if yknob else "")
     legend = "green faster, red slower, grey x: invalid; dashed: default, blue: best"
     # text is about 7 pixels a character at these sizes
-    width = max(left + cell_w * len(xs) + 20, 20 + 8 * len(title), 20 + 7 * max(len(axes_line), len(legend)))
+    width = max(left + cell_w * len(xs) + 20, 20 + 8 * len(title),
+                20 + 7 * max(len(axes_line), len(legend), len(baseline_line)))
     height = top + cell_h * len(ys) + 62
     best = sweep.best()
     best_values = best.assignment if best is not None else {}
@@ -980,6 +1134,8 @@ def heatmap_svg(sweep: Sweep, site: str) -> str | None:
              f'<rect width="{width}" height="{height}" fill="white"/>',
              _text(10, 16, title, "start", ' font-weight="600" font-size="13"'),
              _text(10, 32, axes_line, "start", ' fill="#57606a"')]
+    if baseline_line:
+        parts.append(_text(10, 48, baseline_line, "start", ' fill="#57606a"'))
     for row, yvalue in enumerate(ys):
         y = top + row * cell_h
         if yknob is not None:
@@ -987,8 +1143,10 @@ def heatmap_svg(sweep: Sweep, site: str) -> str | None:
         for column, xvalue in enumerate(xs):
             x = left + column * cell_w
             speedup, invalid = cells.get((xvalue, yvalue), (None, False))
+            tip = ""
             if speedup is not None:
                 fill, label = _colour(speedup), f"{speedup:.2f}x"
+                tip = f", {speedup * factor:.2f}x{mark} over the baseline" if factor is not None else ""
             elif invalid and (xvalue, yvalue) in cells:
                 fill, label = "#d0d7de", "x"
             else:
@@ -1002,7 +1160,7 @@ def heatmap_svg(sweep: Sweep, site: str) -> str | None:
                 ' stroke="#d0d7de" stroke-width="1"'
             parts.append(f'<rect x="{x}" y="{y}" width="{cell_w}" height="{cell_h}" fill="{fill}"{stroke}>'
                          f'<title>{html.escape(f"{xknob.short}={xvalue}" + (f" {yknob.short}={yvalue}" if yknob else ""))}'
-                         f'{": " + label if label else ""}</title></rect>')
+                         f'{": " + label if label else ""}{html.escape(tip)}</title></rect>')
             if label:
                 parts.append(_text(x + cell_w / 2, y + cell_h / 2 + 4, label))
     for column, xvalue in enumerate(xs):
@@ -1014,32 +1172,45 @@ def heatmap_svg(sweep: Sweep, site: str) -> str | None:
     return "\n".join(parts) + "\n"
 
 
+def _clip(text: str, length: int) -> str:
+    return text if len(text) <= length else text[:length - 1] + "…"
+
+
 def speedup_svg(sweep: Sweep, bars: int = 30) -> str:
-    """The fastest valid points' speed-ups over the default configuration, a bar each, the default's 1.0 marked."""
-    points = [p for p in ranked(sweep) if sweep.speedup(p.index) is not None][:bars]
+    """The fastest valid points' speed-ups, a bar each, the reference's 1.0 marked: over the baseline when it has
+    a time (what the user compares with), else over the default configuration; the title says which."""
+    over_baseline = sweep.baseline_ms() is not None
+    ratio = sweep.baseline_speedup if over_baseline else sweep.speedup
+    reference = "the baseline" if over_baseline else "the default configuration"
+    note = _clip(baseline_note(sweep), 105)
+    points = [p for p in ranked(sweep) if ratio(p.index) is not None][:bars]
     label_w, bar_w, row = 360, 320, 20
-    width, height = label_w + bar_w + 70, 40 + row * max(1, len(points)) + 10
-    high = max([sweep.speedup(p.index) or 0.0 for p in points] + [1.0])
+    top = 46 if note else 30
+    width, height = label_w + bar_w + 70, top + 10 + row * max(1, len(points)) + 10
+    high = max([ratio(p.index) or 0.0 for p in points] + [1.0])
     scale = bar_w / high
+    mark = "*" if over_baseline and sweep.baseline_wrong else ""
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" font-family="system-ui, sans-serif" font-size="11">',
              f'<rect width="{width}" height="{height}" fill="white"/>',
-             _text(10, 18, "speed-up over the default configuration (valid points, fastest first)", "start",
+             _text(10, 18, f"speed-up over {reference} (valid points, fastest first)", "start",
                    ' font-weight="600" font-size="13"')]
+    if note:
+        parts.append(_text(10, 34, note, "start", ' fill="#57606a"'))
     if not points:
-        parts.append(_text(10, 44, "no valid point with a valid default configuration to compare with", "start"))
+        parts.append(_text(10, top + 14, "no valid point" if over_baseline else
+                           "no valid point with a valid default configuration to compare with", "start"))
     for index, point in enumerate(points):
-        y = 30 + index * row
-        speedup = sweep.speedup(point.index) or 0.0
+        y = top + index * row
+        speedup = ratio(point.index) or 0.0
         label = sweep.label(point)
-        short = label if len(label) <= 58 else label[:57] + "…"
-        parts.append(_text(label_w - 6, y + 13, short, "end"))
+        parts.append(_text(label_w - 6, y + 13, _clip(label, 58), "end"))
         parts.append(f'<rect x="{label_w}" y="{y + 2}" width="{max(1.0, speedup * scale):.1f}" height="{row - 5}" '
                      f'fill="{"#1a7f37" if speedup >= 1 else "#cf222e"}"><title>{html.escape(label)}: '
-                     f'{speedup:.3f}x</title></rect>')
-        parts.append(_text(label_w + speedup * scale + 4, y + 13, f"{speedup:.2f}x", "start"))
+                     f'{speedup:.3f}x{mark}</title></rect>')
+        parts.append(_text(label_w + speedup * scale + 4, y + 13, f"{speedup:.2f}x{mark}", "start"))
     one = label_w + scale
-    parts.append(f'<line x1="{one:.1f}" y1="26" x2="{one:.1f}" y2="{height - 6}" stroke="#24292f" '
+    parts.append(f'<line x1="{one:.1f}" y1="{top - 4}" x2="{one:.1f}" y2="{height - 6}" stroke="#24292f" '
                  'stroke-dasharray="3 3"/>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
@@ -1082,6 +1253,8 @@ def parser() -> argparse.ArgumentParser:
                    f"which reads {FLAGS_VARIABLE}")
     p.add_argument("--run", required=True, help="command to time")
     p.add_argument("--check", help="correctness check; a non-zero exit marks the point invalid")
+    p.add_argument("--baseline", metavar="CMD", help="the program to compare with (e.g. the naive build, without "
+                   "pdcc), timed like --run before the sweep: adds speed-ups over it to the results")
     p.add_argument("--clean", help="command run before every build (e.g. 'make clean')")
     p.add_argument("--budget", help="stop after this long: 10m, 90s, 1h30m (default: no limit)")
     p.add_argument("--knob", action="append", default=[], metavar="MACRO=V1,V2",
@@ -1139,6 +1312,8 @@ def main(argv: list[str]) -> int:
         regex = re.compile(arguments.time_regex) if arguments.time_regex else None
         if arguments.repeat < 1:
             raise UsageError("--repeat must be at least 1")
+        if arguments.baseline is not None and not arguments.baseline.strip():
+            raise UsageError("--baseline: an empty command (it would time nothing)")
         overrides = dict(parse_knob_option(text) for text in arguments.knob)
         knob_dicts, remarks = read_report(arguments.report)
         knobs = knobs_from_report(knob_dicts, remarks, overrides, arguments.site)
@@ -1155,7 +1330,8 @@ def main(argv: list[str]) -> int:
     out = Path(arguments.out)
     settings = Settings(build=arguments.build, run=arguments.run, check=arguments.check, clean=arguments.clean,
                         repeat=arguments.repeat, timeout=timeout, time_regex=regex,
-                        wall_time=not arguments.no_wall_time, receipt=not arguments.no_receipt, out=out.resolve())
+                        wall_time=not arguments.no_wall_time, receipt=not arguments.no_receipt, out=out.resolve(),
+                        baseline=arguments.baseline)
     devices: list[str | None] = [d.strip() for d in arguments.devices.split(",") if d.strip()] \
         if arguments.devices else visible_devices(os.environ)
     devices = devices or [None]
@@ -1170,7 +1346,8 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     session = Session(budget)
     try:
-        workdirs = workdirs_for(devices, [settings.build, settings.run, settings.check, settings.clean], out,
+        workdirs = workdirs_for(devices, [settings.build, settings.run, settings.check, settings.clean,
+                                          settings.baseline], out,
                                 os.getcwd())
     except OSError as exc:
         err.print(f"pdcc tune: error: cannot copy the working directory per worker ({exc}); "
@@ -1189,13 +1366,17 @@ def main(argv: list[str]) -> int:
     if default is not None and default.index in sweep.outcomes and sweep.outcomes[default.index].status != "ok":
         err.print(f"pdcc tune: warning: the default configuration is {sweep.outcomes[default.index].status}: "
                   f"{sweep.outcomes[default.index].detail}", markup=False)
+    if sweep.baseline is not None and (sweep.baseline.status != "ok" or sweep.baseline.median_ms is None):
+        err.print(f"pdcc tune: warning: {baseline_note(sweep)}", markup=False)
     err.print("pdcc tune: wrote " + ", ".join(str(path) for path in written), markup=False)
     if best is None:
         err.print("pdcc tune: no valid point (see logs/ in the results folder)", markup=False)
         return 1
-    speedup = sweep.speedup(best.index)
+    speedup, over_baseline = sweep.speedup(best.index), sweep.baseline_speedup(best.index)
     out_console.print(f"best: {sweep.label(best)}  {_ms(sweep.outcomes[best.index].median_ms)} ms"
                       + (f"  {speedup:.2f}x over the default" if speedup is not None else "")
+                      + (f"  {over_baseline:.2f}x{'*' if sweep.baseline_wrong else ''} over the baseline"
+                         if over_baseline is not None else "")
                       + f"  -> {out / 'best.flags'}", markup=False)
     return 0
 

@@ -55,6 +55,18 @@ print(json.dumps({"sample": "fake", "variant": "dp", "input": "x", "median_ms": 
                   "correct": correct, "detail": "", "bytes": 0}))
 '''
 
+# The program to compare with (--baseline): times 3.0, 2.0, 2.6, 3.0, ... run by run (the median of three is
+# 2.6), what it saw in naive.log; FAKE_NAIVE_WRONG says correct: false, FAKE_NAIVE_EXIT fails after printing.
+NAIVE = r'''
+import json, os, sys
+runs = len(open("naive.log").readlines()) if os.path.exists("naive.log") else 0
+with open("naive.log", "a") as log:
+    log.write(f"{os.environ.get('CUDA_VISIBLE_DEVICES', '-')} {'PDCC_TUNE_FLAGS' in os.environ}\n")
+print(json.dumps({"sample": "fake", "variant": "naive", "median_ms": [3.0, 2.0, 2.6][runs % 3],
+                  "correct": os.environ.get("FAKE_NAIVE_WRONG") is None}))
+sys.exit(int(os.environ.get("FAKE_NAIVE_EXIT", "0")))
+'''
+
 KNOBS = [
     {"macro": "PDCC_THRESHOLD_a_0", "default": "128", "kind": "threshold", "min": 0, "max": 2147483648},
     {"macro": "PDCC_COARSEN_a_0", "default": "1", "kind": "coarsen", "min": 1, "max": 65536},
@@ -68,9 +80,11 @@ SMALL = ["--knob", "PDCC_THRESHOLD_a_0=128,256,512", "--knob", "PDCC_COARSEN_a_0
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "fake.py").write_text(FAKE)
+    (tmp_path / "naive.py").write_text(NAIVE)
     (tmp_path / "report.json").write_text(json.dumps({"tool": {"name": "pdcc"}, "remarks": [], "knobs": KNOBS}))
     monkeypatch.chdir(tmp_path)
-    for name in ("FAKE_SLEEP", "FAKE_NO_RECEIPT", "FAKE_WRONG_AT", "PDCC_TUNE_FLAGS", "PDCC_TUNE_RECEIPT"):
+    for name in ("FAKE_SLEEP", "FAKE_NO_RECEIPT", "FAKE_WRONG_AT", "FAKE_NAIVE_WRONG", "FAKE_NAIVE_EXIT",
+                 "PDCC_TUNE_FLAGS", "PDCC_TUNE_RECEIPT"):
         monkeypatch.delenv(name, raising=False)
     return tmp_path
 
@@ -84,6 +98,11 @@ def tune_main(*extra: str, devices: str = "gpu0") -> int:
 
 def results(project: Path) -> dict:
     return json.loads((project / "out" / "tune.json").read_text())
+
+
+def baseline(*extra: str) -> list[str]:
+    """--baseline with the fake naive program."""
+    return ["--baseline", f"{sys.executable} naive.py {' '.join(extra)}".rstrip()]
 
 
 # ---- the whole command on the fake program -------------------------------------------------------------------
@@ -145,6 +164,105 @@ def test_json_shape(project: Path) -> None:
     assert data["default"] == {"index": 0, "median_ms": pytest.approx(1.0 + 0.1 * 1.8 + 0.2 + 0.1)}
     assert data["points"][0]["flags"] == ["-DPDCC_THRESHOLD_a_0=128", "-DPDCC_COARSEN_a_0=1",
                                           "-DPDCC_THRESHOLD_b_0=64"]
+
+
+# ---- --baseline ---------------------------------------------------------------------------------------------
+
+def test_the_baseline_reaches_the_json_the_table_and_the_plots(project: Path) -> None:
+    assert tune_main(*SMALL, *baseline(), "--repeat", "3", devices="7,8") == 0
+    data = results(project)
+    command = f"{sys.executable} naive.py"
+    assert data["baseline"] == {"run": command, "status": "ok", "median_ms": 2.6, "correct": True,
+                                "times_ms": [3.0, 2.0, 2.6], "time_source": "result-line", "device": "7",
+                                "seconds": pytest.approx(data["baseline"]["seconds"]), "detail": ""}
+    # --repeat runs on the first device, in its worker's copy, without the points' flags
+    assert (project / "out" / "work" / "0" / "naive.log").read_text() == "7 False\n" * 3
+    assert (project / "out" / "logs" / "baseline.log").read_text().count(f"$ {command}") == 3
+    for point in data["points"]:
+        if point["status"] == "ok":
+            assert point["speedup_baseline"] == round(2.6 / point["median_ms"], 4)
+        else:
+            assert point["speedup_baseline"] is None
+    best = data["best"]
+    assert best["median_ms"] == pytest.approx(1.08) and best["speedup_baseline"] == pytest.approx(2.6 / 1.08)
+    over_default, over_baseline = f"{best['speedup']:.2f}x", f"{2.6 / 1.08:.2f}x"
+    table = (project / "out" / "table.md").read_text().splitlines()
+    assert table[0] == "| # | phase | configuration | status | median ms | over default | over baseline | detail |"
+    assert table[1].count("---:|") == 4
+    assert table[2].startswith(f"| {best['index']} | combined |") and \
+        f"| {over_default} | {over_baseline} |" in table[2]
+    assert table[-1] == f"baseline 2.6 ms (median of 3 runs, result-line): `{command}`"
+    chart = (project / "out" / "speedup.svg").read_text()
+    assert "speed-up over the baseline (valid points" in chart and "baseline 2.6 ms" in chart
+    assert f">{over_baseline}<" in chart and f">{over_default}<" not in chart
+    ElementTree.fromstring(chart)
+    heatmap = (project / "out" / "heatmap-a_0.svg").read_text()
+    default_over = 2.6 / data["default"]["median_ms"]
+    assert "a_0: speed-up over the default configuration" in heatmap   # the cells: over the default
+    assert f"over the baseline (2.6 ms): default {default_over:.2f}x, best here {2.6 / 1.18:.2f}x" in heatmap
+    assert f"threshold=128 coarsen=1: 1.00x, {default_over:.2f}x over the baseline</title>" in heatmap
+    ElementTree.fromstring(heatmap)
+
+
+def test_a_baseline_with_a_wrong_result_keeps_its_time_marked(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_NAIVE_WRONG", "1")   # as the naive programs past the launch pool say
+    assert tune_main(*SMALL, *baseline()) == 0
+    data = results(project)
+    assert data["baseline"]["status"] == "invalid" and data["baseline"]["correct"] is False
+    assert data["baseline"]["median_ms"] == 3.0 and "correct: false" in data["baseline"]["detail"]
+    assert data["best"]["speedup_baseline"] == pytest.approx(3.0 / 1.08)
+    table = (project / "out" / "table.md").read_text()
+    assert f"| {3.0 / 1.08:.2f}x* |" in table and "*its own result was wrong" in table.splitlines()[-1]
+    assert f">{3.0 / 1.08:.2f}x*<" in (project / "out" / "speedup.svg").read_text()
+    assert "*its own result was wrong" in (project / "out" / "heatmap-a_0.svg").read_text()
+
+
+@pytest.mark.parametrize("how", ["fails", "times out"])
+def test_a_failing_baseline_is_reported_and_the_sweep_still_runs(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str], how: str) -> None:
+    if how == "fails":
+        monkeypatch.setenv("FAKE_NAIVE_EXIT", "3")
+        extra = baseline()
+    else:
+        extra = ["--baseline", "sleep 30", "--timeout", "2s"]
+    started = time.monotonic()
+    assert tune_main(*SMALL, *extra) == 0
+    assert time.monotonic() - started < 25
+    data = results(project)
+    status = "failed" if how == "fails" else "timeout"
+    assert data["baseline"]["status"] == status and data["baseline"]["median_ms"] is None
+    assert data["baseline"]["detail"].startswith("run exit")
+    # every point measured as without a baseline, and none has a speed-up over it
+    assert data["points_finished"] == data["points_planned"] == 8 and data["stopped"] is None
+    assert data["best"]["label"] == "a_0 threshold=256 coarsen=4; b_0 threshold=128"
+    assert {p["speedup_baseline"] for p in data["points"]} == {None} and data["best"]["speedup_baseline"] is None
+    assert f"warning: baseline {status} (run exit" in capsys.readouterr().err
+    assert "no speed-up over it" in (project / "out" / "table.md").read_text().splitlines()[-1]
+    chart = (project / "out" / "speedup.svg").read_text()
+    assert "speed-up over the default configuration" in chart and f"baseline {status}" in chart
+    assert f"{data['best']['speedup']:.2f}x" in chart
+    assert f"baseline {status}: no speed-up over it" in (project / "out" / "heatmap-a_0.svg").read_text()
+
+
+def test_the_budget_counts_the_baseline(project: Path) -> None:
+    assert tune_main(*SMALL, "--baseline", "sleep 30", "--budget", "1s") == 1   # no point had time left
+    data = results(project)
+    assert data["baseline"]["status"] == "unfinished" and "budget" in data["baseline"]["detail"]
+    assert data["stopped"] == "budget" and data["points_finished"] == 0
+
+
+def test_without_a_baseline_nothing_changes(project: Path) -> None:
+    assert tune_main(*SMALL) == 0
+    data = results(project)
+    assert "baseline" not in data and "speedup_baseline" not in data["best"]
+    assert all("speedup_baseline" not in point for point in data["points"])
+    table = (project / "out" / "table.md").read_text()
+    assert table.splitlines()[0] == "| # | phase | configuration | status | median ms | speed-up | detail |"
+    assert len(table.splitlines()) == 2 + 8   # the points, no baseline line
+    for name in ("table.md", "speedup.svg", "heatmap-a_0.svg", "heatmap-b_0.svg"):
+        assert "baseline" not in (project / "out" / name).read_text()
+    assert "speed-up over the default configuration (valid points" in (project / "out" / "speedup.svg").read_text()
+    assert not (project / "out" / "logs" / "baseline.log").exists() and not (project / "naive.log").exists()
 
 
 def test_budget_stops_the_sweep_cleanly(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -289,6 +407,8 @@ def test_usage_errors(project: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert tune_main("--knob", "PDCC_COARSEN_a_0=0,2") == 2   # outside the domain 1..65536
     assert "outside the knob's domain" in capsys.readouterr().err
     assert tune_main("--knob", "nonsense") == 2
+    assert tune_main("--baseline", " ") == 2
+    assert "--baseline: an empty command" in capsys.readouterr().err
     assert tune_main("--site", "zz_9") == 2
     assert "no such site" in capsys.readouterr().err
     (project / "empty.json").write_text('{"knobs": []}')
