@@ -100,7 +100,7 @@ nvcc -arch=sm_90 -lineinfo -I pragmadp/runtime tests/cuda/runtime_check.cu -o /t
 for tool in memcheck racecheck synccheck; do san $tool "runtime check" /tmp/san/runtime_check; done
 for clauses in "threshold(32) coarsen(4)" "consldt(warp)" "consldt(multiblock(3))" "consldt(block) buffer(pool, 3)"; do
   sed "s/#pragma dp CLAUSES/#pragma dp $clauses/" tests/cuda/shapes.cu > /tmp/san/shapes.cu
-  python3 -m pragmadp -arch=sm_90 -O3 -q -lineinfo /tmp/san/shapes.cu -o /tmp/san/shapes \
+  python3 -m pragmadp -arch=sm_90 -O3 -q -lineinfo -I tests/cuda /tmp/san/shapes.cu -o /tmp/san/shapes \
     && san memcheck "shapes $clauses (300 x 4)" /tmp/san/shapes 300 4
 done
 fi

@@ -34,7 +34,7 @@ def build_runtime_check(tmp_path: Path) -> Path:
 def build_shapes(configuration: str, tmp_path: Path, *flags: str) -> Path:
     source = tmp_path / "shapes.cu"
     source.write_text((PROGRAMS / "shapes.cu").read_text().replace("#pragma dp CLAUSES", f"#pragma dp {configuration}"))
-    done = run_pdcc("-arch=sm_90", "-O3", "-q", *flags, str(source), "-o", str(tmp_path / "shapes"),
+    done = run_pdcc("-arch=sm_90", "-O3", "-q", "-I", str(PROGRAMS), *flags, str(source), "-o", str(tmp_path / "shapes"),
                     "--report", str(tmp_path / "report.json"))
     assert done.returncode == 0, done.stderr
     return tmp_path / "shapes"
@@ -80,7 +80,7 @@ def build_recursion_check(configuration: str, tmp_path: Path) -> Path:
     source = tmp_path / "recursion_check.cu"
     source.write_text((PROGRAMS / "recursion_check.cu").read_text().replace("#pragma dp CLAUSES",
                                                                            f"#pragma dp {configuration}"))
-    done = run_pdcc("-arch=sm_90", "-O3", "-q", str(source), "-o", str(tmp_path / "recursion_check"),
+    done = run_pdcc("-arch=sm_90", "-O3", "-q", "-I", str(PROGRAMS), str(source), "-o", str(tmp_path / "recursion_check"),
                     "--report", str(tmp_path / "report.json"))
     assert done.returncode == 0, done.stderr
     return tmp_path / "recursion_check"

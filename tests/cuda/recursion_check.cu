@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "launch_budget_check.cuh"
+
 __global__ void chain(unsigned long long* visits, int level, int depth) {
   atomicAdd(visits, 1ull);
   if (level + 1 < depth) {
@@ -73,14 +75,7 @@ int main(int argc, char** argv) {
                   cudaGetErrorString(error), got[0], want[0], got[1], want[1], got[2], want[2]);
       return 1;
     }
-#ifdef PDCC_LAUNCH_BUDGET  // built by pdcc: every direct launch of an item gave back its launch of the budget
-    unsigned pending = 0;
-    cudaMemcpyFromSymbol(&pending, pdcc::launches_pending, sizeof pending);
-    if (pending != 0) {
-      std::printf("run %d: %u launches of the launch budget never given back\n", run, pending);
-      return 1;
-    }
-#endif
+    if (!launch_budget_given_back(run)) return 1;
     std::printf("run %d: chain of %d levels in %.3f ms (%.2f us per level)\n", run, chain_depth, chain_ms,
                 1000.0f * chain_ms / chain_depth);
   }
