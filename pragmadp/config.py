@@ -176,10 +176,16 @@ def _boolean(where: str, key: str, value: Any) -> bool:
 
 
 def _remarks(where: str, value: Any) -> dict[str, str]:
-    if not isinstance(value, dict) or not all(k in REMARK_KINDS and isinstance(v, str) for k, v in value.items()):
-        raise CommandError(rules.BAD_COMMAND_LINE, "config-type", path=where, key="remarks",
-                           expected="a table of regular expressions: pass, missed, analysis",
-                           found=type(value).__name__ if not isinstance(value, dict) else "table")
+    expected = "a table of regular expressions: pass, missed, analysis"
+    if not isinstance(value, dict):
+        raise CommandError(rules.BAD_COMMAND_LINE, "config-type", path=where, key="remarks", expected=expected,
+                           found=type(value).__name__)
+    for kind, regex in value.items():  # the entry that is wrong, by name
+        if kind not in REMARK_KINDS or not isinstance(regex, str):
+            raise CommandError(rules.BAD_COMMAND_LINE, "config-type", path=where, key=f"remarks.{kind}",
+                               expected="a regular expression" if kind in REMARK_KINDS else
+                               f"one of {', '.join(REMARK_KINDS)} ({expected})",
+                               found=type(regex).__name__ if kind in REMARK_KINDS else f"key '{kind}'")
     return dict(value)
 
 

@@ -117,7 +117,10 @@ def test_nvcc_from_the_file_is_relative_to_it_and_the_environment_beats_it(tree:
     ("autoo = true\n", "pdcc.toml: unknown setting 'autoo'\n  = help: known settings: auto, report-dir, nvcc, "
                        "remarks, werror-missed, quiet"),
     ("quiet = 1\n", "pdcc.toml: 'quiet' must be true or false, not a int"),
-    ("[remarks]\npas = 'x'\n", "pdcc.toml: 'remarks' must be a table of regular expressions"),
+    ("[remarks]\npas = 'x'\n", "pdcc.toml: 'remarks.pas' must be one of pass, missed, analysis (a table of regular "
+                                "expressions: pass, missed, analysis), not a key 'pas'"),
+    ("[remarks]\npass = 3\n", "pdcc.toml: 'remarks.pass' must be a regular expression, not a int"),
+    ("remarks = 'x'\n", "pdcc.toml: 'remarks' must be a table of regular expressions: pass, missed, analysis, not a str"),
     ("auto = \n", "cannot read the pdcc configuration"),
     ("[remarks]\nmissed = '('\n", "error[PDCC303]: -Rpass-missed=( is not a regular expression: "),
 ])
