@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -31,13 +33,31 @@ def build_runtime_check(tmp_path: Path) -> Path:
     return binary
 
 
-def build_shapes(configuration: str, tmp_path: Path, *flags: str) -> Path:
-    source = tmp_path / "shapes.cu"
-    source.write_text((PROGRAMS / "shapes.cu").read_text().replace("#pragma dp CLAUSES", f"#pragma dp {configuration}"))
-    done = run_pdcc("-arch=sm_90", "-O3", "-q", "-I", str(PROGRAMS), *flags, str(source), "-o", str(tmp_path / "shapes"),
-                    "--report", str(tmp_path / "report.json"))
-    assert done.returncode == 0, done.stderr
-    return tmp_path / "shapes"
+def build_program(name: str, configuration: str, directory: Path, *flags: str) -> subprocess.CompletedProcess:
+    """tests/cuda/NAME.cu with the configuration's clauses where CLAUSES stands, built by pdcc into `directory`
+    (the program `directory/NAME`, its report `directory/report.json`)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    source = directory / f"{name}.cu"
+    source.write_text((PROGRAMS / f"{name}.cu").read_text().replace("#pragma dp CLAUSES", f"#pragma dp {configuration}"))
+    return run_pdcc("-arch=sm_90", "-O3", "-q", "-I", str(PROGRAMS), *flags, str(source), "-o", str(directory / name),
+                    "--report", str(directory / "report.json"))
+
+
+def built_in_parallel(name: str, configurations: list[str], root: Path) -> dict[str, Path]:
+    """Every configuration of tests/cuda/NAME.cu built at once (one pdcc and nvcc per core: on the GPU box
+    the builds, not the runs, are what the tests' time goes on), each in a folder of its own."""
+    def build(index: int) -> tuple[str, Path]:
+        directory = root / f"{name}-{index}"
+        done = build_program(name, configurations[index], directory)
+        assert done.returncode == 0, f"{configurations[index]}: {done.stderr}"
+        return configurations[index], directory
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        return dict(pool.map(build, range(len(configurations))))
+
+
+@pytest.fixture(scope="module")
+def shape_builds(tmp_path_factory) -> dict[str, Path]:
+    return built_in_parallel("shapes", SHAPE_CONFIGURATIONS, tmp_path_factory.mktemp("shapes"))
 
 
 @pytest.mark.nvcc
@@ -53,9 +73,8 @@ def test_runtime_scans_and_group_protocol_on_the_gpu(tmp_path: Path):
 
 @pytest.mark.nvcc
 @pytest.mark.parametrize("configuration", SHAPE_CONFIGURATIONS)
-def test_shapes_build_with_every_site_transformed(configuration: str, tmp_path: Path):
-    build_shapes(configuration, tmp_path)
-    remarks = json.loads((tmp_path / "report.json").read_text())["remarks"]
+def test_shapes_build_with_every_site_transformed(configuration: str, shape_builds: dict[str, Path]):
+    remarks = json.loads((shape_builds[configuration] / "report.json").read_text())["remarks"]
     applied = {r["site"] for r in remarks if r["kind"] == "applied"}
     assert applied == {"parent_0", "parent_1"}, remarks
     assert not [r for r in remarks if r["kind"] == "missed"]
@@ -63,9 +82,8 @@ def test_shapes_build_with_every_site_transformed(configuration: str, tmp_path: 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("configuration", SHAPE_CONFIGURATIONS)
-def test_shapes_count_every_child_thread_once(configuration: str, tmp_path: Path):
-    binary = build_shapes(configuration, tmp_path)
-    done = subprocess.run([str(binary)], capture_output=True, text=True, timeout=30)
+def test_shapes_count_every_child_thread_once(configuration: str, shape_builds: dict[str, Path]):
+    done = subprocess.run([str(shape_builds[configuration] / "shapes")], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0 and "shapes ok" in done.stdout, done.stdout + done.stderr
 
 
@@ -76,21 +94,15 @@ RECURSION_CONFIGURATIONS = ["consldt(warp)", "consldt(block)", "consldt(grid)", 
                             "threshold(64) consldt(warp)"]
 
 
-def build_recursion_check(configuration: str, tmp_path: Path) -> Path:
-    source = tmp_path / "recursion_check.cu"
-    source.write_text((PROGRAMS / "recursion_check.cu").read_text().replace("#pragma dp CLAUSES",
-                                                                           f"#pragma dp {configuration}"))
-    done = run_pdcc("-arch=sm_90", "-O3", "-q", "-I", str(PROGRAMS), str(source), "-o", str(tmp_path / "recursion_check"),
-                    "--report", str(tmp_path / "report.json"))
-    assert done.returncode == 0, done.stderr
-    return tmp_path / "recursion_check"
+@pytest.fixture(scope="module")
+def recursion_builds(tmp_path_factory) -> dict[str, Path]:
+    return built_in_parallel("recursion_check", RECURSION_CONFIGURATIONS, tmp_path_factory.mktemp("recursion"))
 
 
 @pytest.mark.nvcc
 @pytest.mark.parametrize("configuration", RECURSION_CONFIGURATIONS)
-def test_recursion_check_builds_with_every_recursion_consolidated(configuration: str, tmp_path: Path):
-    build_recursion_check(configuration, tmp_path)
-    remarks = json.loads((tmp_path / "report.json").read_text())["remarks"]
+def test_recursion_check_builds_with_every_recursion_consolidated(configuration: str, recursion_builds: dict[str, Path]):
+    remarks = json.loads((recursion_builds[configuration] / "report.json").read_text())["remarks"]
     assert {r["site"] for r in remarks if r["ruleId"] == "PDCC570"} == {"chain_0", "tree_0", "fan_0"}, remarks
     assert not [r for r in remarks if r["kind"] == "missed"]
 
@@ -98,9 +110,10 @@ def test_recursion_check_builds_with_every_recursion_consolidated(configuration:
 @pytest.mark.gpu
 @pytest.mark.parametrize("levels", [10, 10_000])
 @pytest.mark.parametrize("configuration", RECURSION_CONFIGURATIONS)
-def test_consolidated_recursions_visit_every_item_once_at_any_depth(configuration: str, levels: int, tmp_path: Path):
+def test_consolidated_recursions_visit_every_item_once_at_any_depth(configuration: str, levels: int,
+                                                                   recursion_builds: dict[str, Path]):
     """A chain of `levels` levels (a naive chain stops near 2,048 on an H200) and a binary tree 16 levels deep."""
-    binary = build_recursion_check(configuration, tmp_path)
+    binary = recursion_builds[configuration] / "recursion_check"
     done = subprocess.run([str(binary), str(levels), "16"], capture_output=True, text=True, timeout=120)
     print(done.stdout)
     assert done.returncode == 0 and "recursion ok" in done.stdout, done.stdout + done.stderr

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from test_cuda_programs import build_shapes
+from test_cuda_programs import build_program, shape_builds  # noqa: F401 (a fixture: the builds of every shape)
 
 GOLDEN = ROOT / "tests" / "golden"
 COUNTED_KERNEL = re.compile(r"__global__ void (?:__launch_bounds__\([^)]*\) )?(\w+__pdcc_(?:counted|coarse|direct|agg_\w+))\(")
@@ -76,18 +76,20 @@ def _runs(binary: Path, times: int) -> list[str]:
     return verdicts
 
 
-# The configurations that make some 15,000 launches of 3,000 parents: far past the pool.
+# The configurations that make some 15,000 launches of 3,000 parents: far past the pool (shapes' own).
 PAST_THE_POOL = ["threshold(32)", "threshold(32) coarsen(4)", "consldt(block) buffer(pool, 3)"]
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("configuration", PAST_THE_POOL)
-def test_launches_past_the_pool_never_hang(configuration: str, tmp_path: Path):
-    assert _runs(build_shapes(configuration, tmp_path), 10) == ["ok"] * 10
+def test_launches_past_the_pool_never_hang(configuration: str, shape_builds: dict[str, Path]):
+    assert _runs(shape_builds[configuration] / "shapes", 10) == ["ok"] * 10
 
 
 @pytest.mark.gpu
 def test_a_spent_budget_runs_every_launch_in_the_parent(tmp_path: Path):
-    binary = build_shapes("threshold(32) coarsen(2) consldt(block) buffer(pool, 3)", tmp_path,
-                          "-DPDCC_LAUNCH_BUDGET=0")
+    done = build_program("shapes", "threshold(32) coarsen(2) consldt(block) buffer(pool, 3)", tmp_path,
+                         "-DPDCC_LAUNCH_BUDGET=0")
+    assert done.returncode == 0, done.stderr
+    binary = tmp_path / "shapes"
     assert _runs(binary, 2) == ["ok"] * 2
