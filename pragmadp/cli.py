@@ -62,7 +62,9 @@ nvcc; every argument pdcc does not own is passed to nvcc unchanged and in order.
 pdcc options (all others are nvcc's; see `nvcc --help`):
   --emit DIR         also write each transformed source to DIR (never over an input file)
   --diff             print a unified diff of each transformed source on standard output
-  --report FILE      write a report of this command's sites: FILE.json, .sarif (SARIF 2.1.0), .md or .html
+  --report FILE      write a report of this command's sites: FILE.json, .sarif (SARIF 2.1.0), .md or .html;
+                     every command of a build that names the same FILE adds its units to it (kept in
+                     .FILE.pdcc-units beside it; each command renders them all: for a large build use --report-dir)
   --report-dir DIR   write one report per translation unit into DIR (for a whole build; merge them with
                      `pdcc report DIR -o FILE`)
   --auto[=CLAUSES]   treat every device-side launch without a pragma as if annotated with CLAUSES

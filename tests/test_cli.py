@@ -451,6 +451,17 @@ def test_a_report_that_cannot_be_written_fails_before_compiling(project: Path, r
     assert nvcc_calls(project) == []
 
 
+def test_a_unit_beside_the_report_that_is_not_one_is_a_pdcc304_not_a_traceback(project: Path):
+    """The folder that gathers a build's units for `--report FILE` holds a file that is not a unit report."""
+    units = project / ".r.sarif.pdcc-units"
+    units.mkdir()
+    (units / "broken.cu-000000000000.pdcc.json").write_text("{not json")
+    done = pdcc("-c", "src/kernels.cu", "--report", "r.sarif", "-q", cwd=project, nvcc=project / "bin/nvcc")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert re.search(r"^pdcc: error\[PDCC304\]: cannot write report 'r\.sarif': not JSON", done.stderr, re.M), done.stderr
+    assert not (project / "r.sarif").exists()
+
+
 @pytest.mark.parametrize("report", ["r.txt", "src", "review.mdx"])
 def test_an_unknown_report_extension_is_a_bad_option_found_before_compiling(project: Path, report: str):
     """issue 12 item 8: it was reported after a full compile, with exit status 0."""
