@@ -331,7 +331,11 @@ EXPLANATIONS: dict[str, str] = {
         PDCC_BLOCKS_<site> blocks (blocks(E); 0 for one per item). A tail launch keeps no launch of the levels
         before it pending, so the recursion may be as deep as it likes without device synchronization, with
         one launch per level instead of one per node. G (warp, block, grid) is the unit buffer(KIND, CAP)
-        counts in; the consolidated launches of one kernel share the queue and consumer of the first.""",
+        counts in; the consolidated launches of one kernel share the queue and consumer of the first.
+        Kernels that launch one another under consldt (mutual recursion: `ping` launches `pong`, which launches
+        `ping`) are consolidated together: each keeps a queue of its own items, and one consumer per level
+        (named after the first of them) runs every queue's items, so a level is over for all at once; their
+        items store every argument (no argument is passed once for all).""",
     "PDCC571": """\
         An analysis remark on a consolidated kernel's work queue: PDCC_POOL_BYTES_<site> bytes (64 MiB by
         default) of device memory, half for the items of the level that runs and half for those it appends. A

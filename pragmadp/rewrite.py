@@ -137,14 +137,14 @@ def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:
     """The statement that replaces the site's launch, or None when no pass applies."""
     directive = site.directive
     served = tuple(p.CLAUSE for p in PASSES)
-    settings = _SETTINGS + (consolidate.SETTINGS if consolidate.recursive(site) else ())
+    settings = _SETTINGS + (consolidate.SETTINGS if consolidate.recursive(context.unit, site) else ())
     for clause in directive.clauses:
         if not isinstance(clause, served) and clause.name not in settings:
             context.pass_name = clause.name
             result.remarks.append(context.remark(Kind.MISSED, rules.CLAUSE_NOT_SUPPORTED, clause.span,
                                                  construct=f"clause '{clause.name}'", clause=clause.name,
                                                  outcome="the launch is left as written for it"))
-    passes = [p for p in PASSES if directive.clause(p.CLAUSE) is not None and _serves(p, site)]
+    passes = [p for p in PASSES if directive.clause(p.CLAUSE) is not None and _serves(p, context.unit, site)]
     if not passes:
         return None
     context.pass_name = passes[0].NAME
@@ -197,10 +197,11 @@ def _budgeted(context: Context, plan: SitePlan, launch: ir.Launch) -> ir.Launch:
     return ir.Launch(call, fallback, counted=True)
 
 
-def _serves(pass_, site: Site) -> bool:
-    """`consldt` on a launch of a kernel by itself is consolidation (seed 003), on any other launch aggregation."""
+def _serves(pass_, unit: Unit, site: Site) -> bool:
+    """`consldt` on a launch of a kernel by itself (or by a kernel it launches back) is consolidation (seed 003),
+    on any other launch aggregation."""
     if pass_ in (aggregate, consolidate):
-        return (pass_ is consolidate) == consolidate.recursive(site)
+        return (pass_ is consolidate) == consolidate.recursive(unit, site)
     return True
 
 

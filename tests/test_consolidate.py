@@ -349,3 +349,94 @@ def test_threshold_with_consolidation_compiles(tmp_path: Path):
     for granularity in ("warp", "block", "grid"):
         result = walk(f"threshold(32) consldt({granularity})")
         assert_compiles(result.text, tmp_path, name=f"walk_{granularity}.cu")
+
+
+# ---- mutual recursion: kernels that launch one another ------------------------------------------------------
+
+PING_PONG = """\
+__global__ void pong(int* x, int n, float w);
+__global__ void ping(int* x, int n) {
+  x[n] += 1;
+  PING_GUARD
+#pragma dp consldt(block)
+  pong<<<1, 32>>>(x, n - 1, 0.5f);
+}
+__global__ void pong(int* x, int n, float w) {
+  x[n] += 2;
+  PONG_GUARD
+#pragma dp consldt(block)
+  ping<<<1, 1>>>(x, n - 1);
+  PONG_AFTER
+}
+"""
+
+
+def ping_pong(ping_guard: str = "if (n <= 0) return;", pong_guard: str = "if (n <= 0) return;", after: str = "",
+              extra: str = ""):
+    return run(PING_PONG.replace("PING_GUARD", ping_guard).replace("PONG_GUARD", pong_guard)
+               .replace("PONG_AFTER", after) + extra)
+
+
+def test_kernels_that_launch_each_other_are_consolidated_together():
+    result = ping_pong()
+    applied = remarks(result, "PDCC570")
+    assert [(r.site, r.args["kernel"], r.args["launcher"]) for r in applied] == [("ping_0", "pong", "'ping'"),
+                                                                                 ("pong_0", "ping", "'pong'")]
+    assert "a mutual recursion of 'ping' and 'pong'" in applied[1].message
+    assert "a block per item" in applied[0].message and "a thread per item" in applied[1].message
+    (storage,) = remarks(result, "PDCC571")
+    assert "work queue of each of 'ping' and 'pong'" in storage.message
+    text = result.text
+    # One queue per kernel, each with its own record (pong's has the float); one consumer runs both.
+    assert "pdcc::Record<int*, int>, PDCC_POOL_BYTES_ping_0, pdcc::kBlockGroups, PDCC_BUFFER_ping_0, true> pdcc_queue_ping" in text
+    assert "pdcc::Record<int*, int, float>, PDCC_POOL_BYTES_ping_0, pdcc::kBlockGroups, PDCC_BUFFER_ping_0, false> pdcc_queue_pong" in text
+    assert "pdcc_queue_pong.append(pdcc_level, pong__pdcc_direct, pdcc_grid, pdcc_block, x, n - 1, 0.5f);" in text
+    assert "pdcc_queue_ping.append(pdcc_level, ping__pdcc_direct, pdcc_grid, pdcc_block, x, n - 1);" in text
+    consumer = text[text.index("void __launch_bounds__(1024) ping__pdcc_level(const pdcc::Level pdcc_level)\n{"):]
+    assert consumer.splitlines()[2:5] == [
+        "  pdcc_queue_ping.run_level(pdcc_level, ping__pdcc_item);",
+        "  pdcc_queue_pong.run_level(pdcc_level, pong__pdcc_item);",
+        "  pdcc_queue_ping.level_done(pdcc_level, PDCC_THREADS_ping_0, PDCC_BLOCKS_ping_0, "
+        "pdcc::level_launch(ping__pdcc_level), pdcc_queue_pong);"]
+    assert "pong__pdcc_level" not in text  # no second consumer
+    assert not [r for r in result.remarks if r.kind.value == "missed"]
+
+
+@pytest.mark.nvcc
+def test_a_mutual_recursion_compiles_with_and_without_a_threshold(tmp_path: Path):
+    for pragma in ("consldt(block)", "threshold(8) consldt(warp)"):
+        result = run(PING_PONG.replace("PING_GUARD", "if (n <= 0) return;").replace("PONG_GUARD", "if (n <= 0) return;")
+                     .replace("PONG_AFTER", "").replace("consldt(block)", pragma))
+        assert len(remarks(result, "PDCC570")) == 2, result.remarks
+        assert_compiles(result.text, tmp_path)
+
+
+def test_a_cycle_of_launches_without_a_condition_is_refused_and_one_condition_is_enough():
+    endless = ping_pong(ping_guard="", pong_guard="")
+    missed = [r for r in endless.remarks if r.kind.value == "missed"]
+    assert [(r.rule.id, r.site) for r in missed] == [("PDCC514", "ping_0"), ("PDCC514", "pong_0")], missed
+    assert "'ping' launches 'pong', which launches it back the same way, at line 6 on every path" in missed[0].message
+    assert "pdcc_queue" not in endless.text
+    assert len(remarks(ping_pong(ping_guard=""), "PDCC570")) == 2  # pong's guard ends every cycle
+
+
+def test_a_mutual_recursion_launched_from_elsewhere_in_device_code_is_refused_whole():
+    result = ping_pong(extra="__global__ void start(int* x) {\n  pong<<<1, 32>>>(x, 9, 1.0f);\n}\n")
+    missed = [r for r in result.remarks if r.kind.value == "missed"]
+    assert [r.rule.id for r in missed] == ["PDCC573", "PDCC573"]
+    assert "'start' launches 'pong' too (line 16)" in missed[0].message
+    assert "pdcc_queue" not in result.text
+
+
+def test_post_work_in_one_kernel_of_a_mutual_recursion_stops_both():
+    result = ping_pong(after="int seen = x[n - 1];")
+    (post,) = remarks(result, "PDCC572")
+    assert post.args["name"] == "x" and post.location.line == 13
+    assert remarks(result, "PDCC573") and not remarks(result, "PDCC570")
+
+
+def test_a_launch_one_way_only_is_no_recursion():
+    """ping launches pong under consldt, pong never launches ping: that is aggregation's, not consolidation's."""
+    result = run("__global__ void pong(int* x, int n) { x[n] = 1; }\n__global__ void ping(int* x, int n) {\n"
+                 "#pragma dp consldt(block)\n  pong<<<1, 32>>>(x, n);\n}\n")
+    assert remarks(result, "PDCC560") and not remarks(result, "PDCC570")

@@ -242,14 +242,14 @@ AGGREGATE_STORAGE = Rule("PDCC561", "aggregate-storage", "Device memory reserved
 
 # --- consolidate pass (PDCC57x) -----------------------------------------------------------------
 CONSOLIDATE_APPLIED = Rule("PDCC570", "consolidate-applied",
-                           "The launches of a kernel by itself become work items, run level by level by consumer "
-                           "grids that tail-launch one another.",
-                           "launches of '{kernel}' by itself consolidated per {granularity}: each becomes a work "
+                           "The launches of a kernel by itself (or by the kernels it launches: mutual recursion) become "
+                           "work items, run level by level by consumer grids that tail-launch one another.",
+                           "launches of '{kernel}' by {launcher} consolidated per {granularity}: each becomes a work "
                            "item ({fields}) of the next level, run {mapping} by a consumer of {threads_macro} threads "
                            "per block; each level's last block tail-launches the next{shared}")
 CONSOLIDATE_STORAGE = Rule("PDCC571", "consolidate-storage", "Device memory reserved for a consolidated kernel's work "
                            "items.",
-                           "work queue of '{kernel}': {pool_macro} (= {pool_mib} MiB) reserved on the device, half for "
+                           "work queue of {kernels}: {pool_macro} (= {pool_mib} MiB) reserved on the device, half for "
                            "the items of the level that runs, half for those it appends; a level keeps {per_level}; an "
                            "item past that is launched as a grid of its own, whose items the queue takes while its "
                            "memory lasts")

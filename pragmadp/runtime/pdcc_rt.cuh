@@ -675,10 +675,12 @@ __device__ auto direct_launch(Kernel kernel, Fallback fallback, Once... once) {
 enum Granularity : unsigned { kWarpGroups, kBlockGroups, kGridGroup };
 
 // Where a grid of a consolidated kernel stands: level `index` runs the items of queue index & 1 (none at
-// level 0) and appends to queue (index + 1) & 1, launching those past `capacity` items directly.
+// level 0) and appends to queue (index + 1) & 1; the launches it runs have `groups` groups, which give each
+// queue its capacity for the level (~0: as many items as the queue holds), past which items are launched
+// directly.
 struct Level {
   unsigned index;
-  unsigned long long capacity;
+  unsigned long long groups;
 };
 
 // (x, y, z) of a linear index that may pass 2^32 (blocks of a large item's grid).
@@ -756,7 +758,7 @@ struct WorkQueue {
   }
 
   // Level 0: the grid the program launched (called in its threads).
-  __device__ static Level first_level() { return {0u, capacity(groups_of(gridDim, blockDim))}; }
+  __device__ static Level first_level() { return {0u, groups_of(gridDim, blockDim)}; }
 
   // At the site, in place of the launch `direct<<<grid, block>>>(level, arguments...)`: the item goes to
   // the next level's queue, or, when that is full, is launched directly. Warp and block groups take
@@ -778,7 +780,7 @@ struct WorkQueue {
       }
       slot = __shfl_sync(lanes, first, leader) + __popc(lanes & ((1u << lane) - 1u));
     }
-    if (slot < level.capacity) {
+    if (slot < capacity(level.groups)) {
       ::new (items(parity) + slot) Record(grid, block, arguments...);
       return;
     }
@@ -786,7 +788,7 @@ struct WorkQueue {
     // through the launch budget. When the budget is spent it stays in the queue's memory instead (the next
     // level's consumer runs every item stored), so no launch waits in the device runtime for the pending
     // pool; only when the queue's memory is full too is it launched whatever the budget says, and retried.
-    const Level own = {level.index, kItems};
+    const Level own = {level.index, ~0ull};
     if (slot < kItems) {
       const bool launched = pdcc::launched([&] { direct<<<grid, block>>>(own, arguments...); });
       ::new (items(parity) + slot) Record(launched ? dim3(0u, 0u, 0u) : grid, block, arguments...);
@@ -813,29 +815,49 @@ struct WorkQueue {
     }
   }
 
+  // The next level's share of this queue, once the level `index` is over: the items appended to it, the
+  // groups of their launches, and the consumer blocks they want (`threads` threads each).
+  __device__ unsigned long long appended(unsigned index) const {
+    return *(volatile const unsigned long long*)&count[(index + 1u) & 1u];
+  }
+  __device__ unsigned long long launches(unsigned index) const {
+    return G == kGridGroup ? appended(index) : *(volatile const unsigned long long*)&groups[(index + 1u) & 1u];
+  }
+  __device__ unsigned long long blocks_wanted(unsigned index, unsigned threads) const {
+    const unsigned long long stored = appended(index) < kItems ? appended(index) : kItems;
+    return ThreadPerItem ? (stored + threads - 1u) / threads : stored;
+  }
+  // Empties the queue level `index` ran: it takes the level after next.
+  __device__ void level_ran(unsigned index) { count[index & 1u] = groups[index & 1u] = 0ull; }
+
   // Called by every thread of a level's grid when it is done: the level's last block empties the queue
   // the level ran and, when the level appended anything, tail-launches the next level's consumer with
-  // `blocks` blocks (0: enough for its items) of `threads` threads. A failed tail launch is retried with
+  // `blocks` blocks (0: enough for its items) of `threads` threads. `others`: the queues of the other
+  // kernels of a mutual recursion, whose levels run in the same grids (one consumer runs every queue's
+  // items of a level), so the level is over for all of them at once. A failed tail launch is retried with
   // back-off; past kLaunchRetryLimitNs per wait __trap() stops the program rather than losing work.
-  template <typename Launch>
-  __device__ void level_done(const Level& level, unsigned threads, unsigned blocks, Launch launch) {
+  template <typename Launch, typename... Others>
+  __device__ void level_done(const Level& level, unsigned threads, unsigned blocks, Launch launch, Others&... others) {
     __syncthreads();
     if (linear_thread() != 0u) return;
     __threadfence();
     if (atomicAdd(&blocks_done, 1u) != grid_blocks() - 1u) return;
     __threadfence();  // acquire: the appends of every other block of the level
     blocks_done = 0u;
-    count[level.index & 1u] = groups[level.index & 1u] = 0ull;  // run: the queue takes the level after next
-    const unsigned next_queue = (level.index + 1u) & 1u;
-    const unsigned long long appended = *(volatile unsigned long long*)&count[next_queue];
-    if (appended == 0ull) return;  // nothing appended: the recursion is over
-    const unsigned long long launches = G == kGridGroup ? appended : *(volatile unsigned long long*)&groups[next_queue];
-    // Enough blocks for the items stored so far; grids this level launched directly may still append,
-    // and the consumer's loops stride over those too.
-    const unsigned long long stored = appended < kItems ? appended : kItems;
-    unsigned long long wanted = blocks ? blocks : ThreadPerItem ? (stored + threads - 1u) / threads : stored;
+    level_ran(level.index);
+    (others.level_ran(level.index), ...);
+    const unsigned long long appended_all = (appended(level.index) + ... + others.appended(level.index));
+    if (appended_all == 0ull) return;  // nothing appended: the recursion is over
+    const unsigned long long launches_all = (launches(level.index) + ... + others.launches(level.index));
+    // Enough blocks for the largest queue's items stored so far (the consumer runs each queue with all
+    // its blocks); grids this level launched directly may still append, and the consumer's loops stride
+    // over those too.
+    unsigned long long wanted = blocks_wanted(level.index, threads);
+    ((wanted = others.blocks_wanted(level.index, threads) > wanted ? others.blocks_wanted(level.index, threads) : wanted),
+     ...);
+    if (blocks) wanted = blocks;
     wanted = wanted < 1ull ? 1ull : wanted < kMaxGridBlocks ? wanted : kMaxGridBlocks;
-    const Level next = {level.index + 1u, capacity(launches)};
+    const Level next = {level.index + 1u, launches_all};
     (void)cudaGetLastError();
     for (unsigned wait = 64; launch((unsigned)wanted, threads, next) != cudaSuccess; wait *= 2) {
       if (wait > kLaunchRetryLimitNs) __trap();

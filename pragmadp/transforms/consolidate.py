@@ -24,8 +24,11 @@ through the launch budget; when the budget is spent it stays in the queue's memo
 consumer runs whole; a full queue's item is launched, retried). The protocol is `pdcc::WorkQueue` in the
 runtime header.
 
-A recursion is consolidated whole or not at all: every launch of the kernel from the device must be one
-of its own consolidated launches. Work after a launch that reads what the launched grids write
+Kernels that launch one another under consldt (mutual recursion: `ping` launches `pong`, which launches
+`ping`) are one recursion: each keeps its own queue (its own record), and one consumer per level,
+`ping__pdcc_level`, runs the items of every queue, so level L of all of them is one grid and its last
+block tail-launches level L + 1 for all; their items store every argument. A recursion is consolidated
+whole or not at all: every launch of its kernels from the device must be one of its consolidated launches. Work after a launch that reads what the launched grids write
 (post-work) cannot wait for them without synchronization: a missed remark points at it and the
 launches stay as written. Children that cooperate (barriers, shared memory, warp intrinsics,
 cooperative groups) are not consolidated: an item's threads do not run as the blocks they were
@@ -77,15 +80,16 @@ _ADDRESSING = {"subscript_expression", "field_expression", "pointer_expression",
 
 _APPEND = "{queue}.append({level}, {direct}, {arguments});"
 _FIRST_LEVEL = "{queue}.first_level()"
-_LEVEL_DONE = "{queue}.level_done({level}, {threads}, {blocks}, pdcc::level_launch({consumer}, {once}));"
+_LEVEL_DONE = "{queue}.level_done({level}, {threads}, {blocks}, pdcc::level_launch({consumer}, {once}), {others});"
 _WRAPPER = """\
 {
   {body};
   {done};
 }"""
+_RUN_LEVEL = "{queue}.run_level(pdcc_level, {item}, {once});"
 _CONSUMER = """\
 {
-  {queue}.run_level(pdcc_level, {item}, {once});
+  {runs};
   {done};
 }"""
 _DIRECT = """\
@@ -95,9 +99,41 @@ _DIRECT = """\
 }"""
 
 
-def recursive(site: Site) -> bool:
-    """Whether the site launches the kernel it is in: consolidation's to serve, not aggregation's."""
-    return site.parent.is_kernel and site.launch.kernel_name == site.parent.name
+def recursive(unit: Unit, site: Site) -> bool:
+    """Whether the site launches the kernel it is in, or a kernel whose consolidated launches lead back to
+    it (mutual recursion): consolidation's to serve, not aggregation's."""
+    launched = site.launch.kernel_name
+    return site.parent.is_kernel and (launched == site.parent.name or site.parent.name in _reach(unit).get(launched, ()))
+
+
+def _consolidated_launches(unit: Unit) -> dict[str, set[str]]:
+    """Kernel -> the kernels of the file it launches under consldt(...)."""
+    kernels = {f.name for f in unit.functions if f.is_kernel}
+    edges: dict[str, set[str]] = {}
+    for site in unit.sites:
+        if site.parent.is_kernel and site.launch.kernel_name in kernels and site.directive.clause(Consolidate):
+            edges.setdefault(site.parent.name, set()).add(site.launch.kernel_name)
+    return edges
+
+
+def _reach(unit: Unit) -> dict[str, frozenset[str]]:
+    """Kernel -> the kernels its consolidated launches reach, directly or through others."""
+    return unit.analysis(_reachable)
+
+
+def _reachable(unit: Unit) -> dict[str, frozenset[str]]:
+    edges = _consolidated_launches(unit)
+    reach: dict[str, frozenset[str]] = {}
+    for start in edges:
+        seen: set[str] = set()
+        todo = list(edges[start])
+        while todo:
+            kernel = todo.pop()
+            if kernel not in seen:
+                seen.add(kernel)
+                todo += edges.get(kernel, ())
+        reach[start] = frozenset(seen)
+    return reach
 
 
 @dataclass(frozen=True)
@@ -111,23 +147,19 @@ class Problem:
 
 
 @dataclass
-class Recursion:
-    """A kernel with consolidated launches of itself: what its sites share."""
+class Member:
+    """One kernel of a recursion: its queue, its copies of the body and the kernels that run its items."""
 
     function: Function
-    child: children.Child                 # the kernel as the child of its own launches
-    sites: list[Site]                     # its consldt launches of itself, in source order
-    problems: dict[Node | None, Problem]  # by site statement; None: a problem of the whole recursion
+    child: children.Child                 # the kernel as the child of its launches
+    sites: list[Site]                     # the consolidated launches of it, in source order
     uniform: tuple[int, ...] = ()         # parameters every launch passes on unchanged: not stored per item
     thread_per_item: bool = False         # every launch is <<<1, 1>>>: a consumer thread runs a whole item
-    copies: dict[Node, ir.Stmt] = field(default_factory=dict)  # site statement -> its code in the body's copy
     serial: bool = False                  # a site has a threshold: small items run in the launching thread
-    leaves: dict[Node, ir.Stmt] = field(default_factory=dict)  # site statement -> its code in the leaf copy
 
     @property
-    def first(self) -> str:
-        """The site whose knobs configure the queue and the consumer."""
-        return self.sites[0].name
+    def name(self) -> str:
+        return self.function.name
 
     @property
     def queue(self) -> ir.Expr:
@@ -137,10 +169,41 @@ class Recursion:
         return f"{self.function.name}__pdcc_{suffix}"
 
 
+@dataclass
+class Recursion:
+    """Kernels with consolidated launches of themselves or of each other (a strongly connected set, one
+    kernel for a kernel that launches itself): what their sites share. Their levels run together: level L
+    of every kernel is one grid, whose consumer runs the items of each kernel's queue."""
+
+    members: list[Member]                 # in source order; the first's queue counts the levels' blocks
+    sites: list[Site]                     # the consldt launches between them, in source order
+    problems: dict[Node | None, Problem]  # by site statement; None: a problem of the whole recursion
+    copies: dict[Node, ir.Stmt] = field(default_factory=dict)  # site statement -> its code in the body's copy
+    leaves: dict[Node, ir.Stmt] = field(default_factory=dict)  # site statement -> its code in the leaf copy
+
+    @property
+    def first(self) -> str:
+        """The site whose knobs configure the queues and the consumer."""
+        return self.sites[0].name
+
+    @property
+    def lead(self) -> Member:
+        return self.members[0]
+
+    @property
+    def names(self) -> str:
+        """The kernels, for remarks: 'walk', or 'ping' and 'pong'."""
+        quoted = [f"'{m.name}'" for m in self.members]
+        return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + f" and {quoted[-1]}"
+
+    def member(self, kernel: str) -> Member:
+        return next(m for m in self.members if m.name == kernel)
+
+
 def runs(plan: SitePlan, context: Context) -> bool:
     """Whether the site's recursion is consolidated (asked before the passes plan it: the threshold pass
     then runs small items through `serial_call`)."""
-    return not _recursion(context, plan.child, plan.site.parent).problems
+    return not _recursion(context, plan.site).problems
 
 
 def serial_call(context: Context, plan: SitePlan) -> ir.ExprStmt:
@@ -149,31 +212,32 @@ def serial_call(context: Context, plan: SitePlan) -> ir.ExprStmt:
     (block, thread) of it through `walk__pdcc_leaf`, the body whose launches are all appended to the next
     level. So a small item costs no launch and no queue slot, and serial runs never nest: the leaf's own
     items, small or not, wait for the next level."""
-    recursion = _recursion(context, plan.child, plan.site.parent)
-    recursion.serial = True
-    return ir.ExprStmt(ir.call(recursion.symbol("serial"), ir.name("pdcc_grid"), ir.name("pdcc_block"), *plan.arguments))
+    member = _recursion(context, plan.site).member(plan.site.launch.kernel_name)
+    member.serial = True
+    return ir.ExprStmt(ir.call(member.symbol("serial"), ir.name("pdcc_grid"), ir.name("pdcc_block"), *plan.arguments))
 
 
 def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     """Turns the site's launch into an append to the next level's queue, or says why not."""
     site, unit = plan.site, context.unit
     clause = plan.clause(Consolidate)
-    recursion = _recursion(context, plan.child, site.parent)
+    recursion = _recursion(context, site)
+    member = recursion.member(site.launch.kernel_name)
     problem = recursion.problems.get(None) or recursion.problems.get(site.launch.statement)
     if problem is not None:
         return Missed((context.remark(Kind.MISSED, problem.rule, problem.span or clause.span, **problem.args),))
     if recursion.problems:  # another site stops the recursion
         other = min(recursion.problems.values(), key=lambda p: p.line)
-        return Missed((context.remark(Kind.MISSED, rules.CONSOLIDATE_REFUSED, clause.span, kernel=recursion.function.name,
+        return Missed((context.remark(Kind.MISSED, rules.CONSOLIDATE_REFUSED, clause.span, kernel=member.name,
                                       reason=f"a recursion is consolidated whole or not at all, and the launch of "
-                                             f"'{recursion.function.name}' at line {other.line} cannot be"),))
+                                             f"'{other.args.get('kernel', member.name)}' at line {other.line} cannot be"),))
     first = site is recursion.sites[0]
     knobs = _knobs(context, recursion) if first else ()
     if first:
         context.after_sites(functools.partial(_build, recursion=recursion))
     granularity = clause.granularity
     summary = f"consolidated per {granularity}"
-    level = templates.expression(_FIRST_LEVEL, queue=recursion.queue)
+    level = templates.expression(_FIRST_LEVEL, queue=recursion.lead.queue)
     code = _append(plan, recursion, level)
     comment = f"pdcc: site {site.name}: {', '.join([*plan.applied, summary])}"
     recursion.copies[site.launch.statement] = dataclasses.replace(_append(plan, recursion, ir.name("pdcc_level")),
@@ -181,13 +245,17 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     recursion.leaves[site.launch.statement] = dataclasses.replace(
         _leaf(plan, recursion), comment=f"pdcc: site {site.name}: {summary} (in a small item run here: appended "
                                         "whatever its size)")
-    varying = [p.name for i, p in enumerate(plan.child.parameters) if i not in recursion.uniform]
+    varying = [p.name for i, p in enumerate(plan.child.parameters) if i not in member.uniform]
+    shared = "" if first else f"; it shares the consumer of site {recursion.first}" if len(recursion.members) > 1 \
+        else f"; it shares the queue and consumer of site {recursion.first}"
+    if len(recursion.members) > 1:
+        shared += f" (a mutual recursion of {recursion.names}: one consumer per level runs each kernel's queue)"
     remarks = [context.remark(Kind.APPLIED, rules.CONSOLIDATE_APPLIED, unit.span(site.launch.call),
-                              kernel=recursion.function.name, granularity=granularity,
+                              kernel=member.name, launcher="itself" if site.parent.name == member.name
+                              else f"'{site.parent.name}'", granularity=granularity,
                               fields=", ".join(varying) or "no argument", varying_arguments=varying,
-                              mapping="a thread per item" if recursion.thread_per_item else "a block per item",
-                              threads_macro=f"PDCC_THREADS_{recursion.first}",
-                              shared="" if first else f"; it shares the queue and consumer of site {recursion.first}")]
+                              mapping="a thread per item" if member.thread_per_item else "a block per item",
+                              threads_macro=f"PDCC_THREADS_{recursion.first}", shared=shared)]
     if first:
         remarks.append(_storage_remark(context, recursion, clause.span))
     remarks += _unused_clauses(context, plan, recursion, first)
@@ -197,13 +265,15 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
 def _append(plan: SitePlan, recursion: Recursion, level: ir.Expr) -> ir.Stmt:
     """The site's code: the launch's configuration and arguments evaluated as before, then the append (and
     a threshold's serial run, at the same level)."""
+    member = recursion.member(plan.site.launch.kernel_name)
+
     def append(node: ir.Stmt) -> ir.Stmt | None:
-        if _runs_serially(node, recursion):
+        if _runs_serially(node, member):
             assert isinstance(node, ir.ExprStmt) and isinstance(node.expr, c_ast.FuncCall) and node.expr.args
-            return ir.ExprStmt(ir.call(recursion.symbol("serial"), level, *node.expr.args.exprs))
+            return ir.ExprStmt(ir.call(member.symbol("serial"), level, *node.expr.args.exprs))
         if not isinstance(node, ir.Launch):
             return None
-        return templates.statement(_APPEND, queue=recursion.queue, level=level, direct=ir.name(recursion.symbol("direct")),
+        return templates.statement(_APPEND, queue=member.queue, level=level, direct=ir.name(member.symbol("direct")),
                                    arguments=[sites.GRID, sites.BLOCK, *plan.arguments])
     return ir.transform(plan.code, append)
 
@@ -211,19 +281,21 @@ def _append(plan: SitePlan, recursion: Recursion, level: ir.Expr) -> ir.Stmt:
 def _leaf(plan: SitePlan, recursion: Recursion) -> ir.Stmt:
     """The site's code in the leaf copy (the body as `serial_call` runs it): the append alone, whatever the
     threshold."""
+    member = recursion.member(plan.site.launch.kernel_name)
+
     def unguarded(node: ir.Stmt) -> ir.Stmt | None:
         if isinstance(node, ir.If) and isinstance(node.orelse, ir.Block) and len(node.orelse.items) == 1 \
-                and _runs_serially(node.orelse.items[0], recursion):
+                and _runs_serially(node.orelse.items[0], member):
             then = node.then
             return then.items[0] if isinstance(then, ir.Block) and len(then.items) == 1 else then
         return None
     return ir.transform(_append(plan, recursion, ir.name("pdcc_level")), unguarded)
 
 
-def _runs_serially(node: ir.Stmt, recursion: Recursion) -> bool:
+def _runs_serially(node: ir.Stmt, member: Member) -> bool:
     """Whether the statement is `serial_call`'s."""
     return isinstance(node, ir.ExprStmt) and isinstance(node.expr, c_ast.FuncCall) \
-        and isinstance(node.expr.name, c_ast.ID) and node.expr.name.name == recursion.symbol("serial")
+        and isinstance(node.expr.name, c_ast.ID) and node.expr.name.name == member.symbol("serial")
 
 
 def _knobs(context: Context, recursion: Recursion) -> tuple[ir.Knob, ...]:
@@ -232,7 +304,8 @@ def _knobs(context: Context, recursion: Recursion) -> tuple[ir.Knob, ...]:
     s, directive = site.name, site.directive
     buffer, threads, blocks = directive.clause(Buffer), directive.clause(Threads), directive.clause(Blocks)
     capacity = buffer.capacity if buffer is not None else None
-    threads_per_item = None if recursion.thread_per_item else _literal_threads(context.unit, site.launch.config[1])
+    launched = recursion.member(site.launch.kernel_name)
+    threads_per_item = None if launched.thread_per_item else _literal_threads(context.unit, site.launch.config[1])
     default_threads = str(threads_per_item or DEFAULT_THREADS)
     written: list[tuple[ir.Knob, Value | None]] = [
         (ir.Knob(f"PDCC_POOL_BYTES_{s}", str(DEFAULT_POOL_BYTES), "pool_bytes", (1 << 16, 1 << 40)), None),
@@ -242,7 +315,7 @@ def _knobs(context: Context, recursion: Recursion) -> tuple[ir.Knob, ...]:
         (ir.Knob(f"PDCC_BLOCKS_{s}", blocks.expression if blocks else "0", "blocks", (0, (1 << 31) - 1)),
          Value(blocks.expression, blocks.span) if blocks else None)]
     context.include(RUNTIME_HEADER, "the device runtime")  # first: a kernel at the top of the file has its knobs there
-    return tuple(context.knob(recursion.function, knob, value) for knob, value in written)
+    return tuple(context.knob(recursion.lead.function, knob, value) for knob, value in written)
 
 
 def _literal_threads(unit: Unit, block: Node) -> int | None:
@@ -269,7 +342,8 @@ def _storage_remark(context: Context, recursion: Recursion, span: Span) -> Remar
         "at most half the pool"
     if buffer is not None and buffer.kind == "malloc":
         per_level += " (buffer(malloc) is served from the pool too)"
-    return context.remark(Kind.ANALYSIS, rules.CONSOLIDATE_STORAGE, span, kernel=recursion.function.name,
+    kernels = recursion.names if len(recursion.members) == 1 else f"each of {recursion.names}"
+    return context.remark(Kind.ANALYSIS, rules.CONSOLIDATE_STORAGE, span, kernels=kernels,
                           pool_macro=f"PDCC_POOL_BYTES_{site.name}", pool_mib=DEFAULT_POOL_BYTES >> 20,
                           per_level=per_level, pool_bytes=DEFAULT_POOL_BYTES, buffer_macro=f"PDCC_BUFFER_{site.name}")
 
@@ -288,8 +362,8 @@ def _unused_clauses(context: Context, plan: SitePlan, recursion: Recursion, firs
     settings = [c for c in (directive.clause(Buffer), directive.clause(Threads), directive.clause(Blocks)) if c]
     for setting in settings if not first else ():
         remarks.append(context.remark(Kind.ANALYSIS, rules.CONSOLIDATE_CLAUSE_UNUSED, setting.span, clause=setting.name,
-                                      why=f"the queue and the consumer of '{recursion.function.name}' are configured "
-                                          f"at site {recursion.first}, the first of its launches"))
+                                      why=f"the queues and the consumer of {recursion.names} are configured "
+                                          f"at site {recursion.first}, the first of their launches"))
     threshold = directive.clause(AggThreshold)
     if threshold is not None:
         remarks.append(context.remark(Kind.MISSED, rules.CLAUSE_NOT_SUPPORTED, threshold.span,
@@ -300,30 +374,50 @@ def _unused_clauses(context: Context, plan: SitePlan, recursion: Recursion, firs
 
 # --- which recursions can be consolidated ------------------------------------------------------------
 
-def _recursion(context: Context, child: children.Child, function: Function) -> Recursion:
-    """The kernel's recursion, looked at once for all its sites."""
+def _recursion(context: Context, site: Site) -> Recursion:
+    """The recursion of the site's launch, looked at once for all its sites: the kernel that launches itself,
+    or the kernels whose consolidated launches lead from each to every other."""
     recursions: dict[Node, Recursion] = context.state.setdefault(NAME, {})
-    if function.node not in recursions:
-        unit = context.unit
-        found = sorted((s for s in unit.sites if s.parent.node == function.node and recursive(s)
+    unit = context.unit
+    reach = _reach(unit)
+    names = {site.parent.name} | {k for k in reach.get(site.parent.name, ()) if site.parent.name in reach.get(k, ())}
+    kernels = sorted((f for f in unit.functions if f.is_kernel and f.name in names and f.body is not None),
+                     key=lambda f: f.node.start_byte)
+    if kernels[0].node not in recursions:
+        found = sorted((s for s in unit.sites if s.parent.name in names and s.launch.kernel_name in names
                         and s.directive.clause(Consolidate) is not None), key=lambda s: s.launch.statement.start_byte)
-        recursion = Recursion(function, child, found, {})
-        recursion.problems = _problems(context, child, recursion)
+        members, missing = [], None
+        for function in kernels:
+            launching = [s for s in found if s.launch.kernel_name == function.name]
+            child = children.find(context, launching[0]) if launching else None
+            if isinstance(child, children.Child):
+                members.append(Member(function, child, launching))
+            else:
+                missing = missing or (function, child)
+        recursion = Recursion(members, found, {})
+        if missing is not None:
+            function, why = missing
+            line = unit.source.line_of(function.node.start_byte)
+            recursion.problems = {None: _why_not(rules.CHILD_UNKNOWN, function.name, why.reason if why else
+                                                 f"no consolidated launch of '{function.name}'", line)}
+        else:
+            recursion.problems = _problems(context, recursion)
         if not recursion.problems:
-            recursion.uniform = _uniform(unit, child, recursion)
-            recursion.thread_per_item = all(unit.text(s.launch.config[0]) == unit.text(s.launch.config[1]) == "1"
-                                            for s in found)
-        recursions[function.node] = recursion
-    return recursions[function.node]
+            for member in members:
+                member.uniform = _uniform(unit, member) if len(members) == 1 else ()
+                member.thread_per_item = all(unit.text(s.launch.config[0]) == unit.text(s.launch.config[1]) == "1"
+                                             for s in member.sites)
+        recursions[kernels[0].node] = recursion
+    return recursions[kernels[0].node]
 
 
-def _problems(context: Context, child: children.Child, recursion: Recursion) -> dict[Node | None, Problem]:
+def _problems(context: Context, recursion: Recursion) -> dict[Node | None, Problem]:
     """What stops the whole recursion (key None) or one of its sites."""
     problems: dict[Node | None, Problem] = {}
-    whole = _recursion_problem(context, child, recursion)
+    whole = _recursion_problem(context, recursion)
     if whole is not None:
         problems[None] = whole
-    written = _written_through(context.unit, recursion.function)
+    written = frozenset().union(*(_written_through(context.unit, m.function) for m in recursion.members))
     for site in recursion.sites:
         problem = _site_problem(context, recursion, site, written)
         if problem is not None:
@@ -336,42 +430,49 @@ def _why_not(rule: Rule, kernel: str, reason: str, line: int) -> Problem:
     return Problem(rule, None, dict(kernel=kernel, reason=reason, outcome=_OUTCOME, line=line), line)
 
 
-def _recursion_problem(context: Context, child: children.Child, recursion: Recursion) -> Problem | None:
-    """What stops every site: the kernel's body or signature, or a launch of it that is not consolidated."""
-    unit, function = context.unit, recursion.function
-    name, line = function.name, unit.source.line_of(function.node.start_byte)
-    obstacle = next((o for o in child.obstacles if o.rule in _REFUSED), None)
-    if obstacle is not None:
-        reason, at = children.obstacle_reason(unit, obstacle, recursion.sites[0])
-        return _why_not(obstacle.rule, name, reason + _REFUSED[obstacle.rule], at)
-    if function.template_parameters is not None:
-        return _why_not(rules.CHILD_UNSUPPORTED, name, f"'{name}' is a template, whose work queue would be one per "
-                        "instantiation (not written by pdcc yet)", line)
-    if any(p.name.endswith("...") for p in child.parameters):
-        return _why_not(rules.CHILD_UNSUPPORTED, name, f"'{name}' has a parameter pack, which a work item cannot hold",
-                        line)
-    declarator = function.parameters.parent if function.parameters is not None else None
-    if declarator is not None and required(declarator, "declarator").type != "identifier":
-        return _why_not(rules.CHILD_UNSUPPORTED, name, f"'{name}' is defined outside its namespace or class, where "
-                        "pdcc cannot add the kernels that run its levels", line)
+def _recursion_problem(context: Context, recursion: Recursion) -> Problem | None:
+    """What stops every site: a kernel's body or signature, or a launch of one that is not consolidated."""
+    unit = context.unit
+    calls = {s.launch.call for s in recursion.sites}  # the recursion's own launches are no obstacle
+    for member in recursion.members:
+        function = member.function
+        name, line = function.name, unit.source.line_of(function.node.start_byte)
+        obstacle = next((o for o in member.child.obstacles if o.rule in _REFUSED and o.node not in calls), None)
+        if obstacle is not None:
+            reason, at = children.obstacle_reason(unit, obstacle, member.sites[0])
+            return _why_not(obstacle.rule, name, reason + _REFUSED[obstacle.rule], at)
+        if function.template_parameters is not None:
+            return _why_not(rules.CHILD_UNSUPPORTED, name, f"'{name}' is a template, whose work queue would be one per "
+                            "instantiation (not written by pdcc yet)", line)
+        if any(p.name.endswith("...") for p in member.child.parameters):
+            return _why_not(rules.CHILD_UNSUPPORTED, name, f"'{name}' has a parameter pack, which a work item cannot "
+                            "hold", line)
+        declarator = function.parameters.parent if function.parameters is not None else None
+        if declarator is not None and required(declarator, "declarator").type != "identifier":
+            return _why_not(rules.CHILD_UNSUPPORTED, name, f"'{name}' is defined outside its namespace or class, where "
+                            "pdcc cannot add the kernels that run its levels", line)
     consolidated = {s.launch.statement for s in recursion.sites}
-    for launch in unit.device_launches_of(name):
-        if launch.statement in consolidated:
-            continue
-        at = unit.source.line_of(launch.statement.start_byte)
-        if launch.enclosing is not None and launch.enclosing.node == function.node:
-            reason = f"the launch of '{name}' at line {at} has no consldt(...), and a recursion is consolidated " \
-                     "whole or not at all"
-        else:
-            caller = launch.enclosing.name if launch.enclosing else "file scope"
-            reason = f"'{caller}' launches '{name}' too (line {at}), and two recursions of it would share one work queue"
-        return Problem(rules.CONSOLIDATE_REFUSED, None, dict(kernel=name, reason=reason, line=at), at)
+    members = {m.function.node for m in recursion.members}
+    for member in recursion.members:
+        name = member.name
+        for launch in unit.device_launches_of(name):
+            if launch.statement in consolidated:
+                continue
+            at = unit.source.line_of(launch.statement.start_byte)
+            if launch.enclosing is not None and launch.enclosing.node in members:
+                reason = f"the launch of '{name}' at line {at} has no consldt(...), and a recursion is consolidated " \
+                         "whole or not at all"
+            else:
+                caller = launch.enclosing.name if launch.enclosing else "file scope"
+                reason = f"'{caller}' launches '{name}' too (line {at}), and two recursions of it would share one " \
+                         "work queue"
+            return Problem(rules.CONSOLIDATE_REFUSED, None, dict(kernel=name, reason=reason, line=at), at)
     return None
 
 
 def _site_problem(context: Context, recursion: Recursion, site: Site, written: frozenset[str]) -> Problem | None:
     """What stops one site: a granularity or configuration a work item cannot keep, no base case, post-work."""
-    unit, launch, name = context.unit, site.launch, recursion.function.name
+    unit, launch, name = context.unit, site.launch, site.launch.kernel_name
     line = unit.source.line_of(launch.statement.start_byte)
     clause = site.directive.clause(Consolidate)
     assert clause is not None   # a consolidated site
@@ -383,18 +484,40 @@ def _site_problem(context: Context, recursion: Recursion, site: Site, written: f
     if len(launch.config) > 2:
         return _why_not(rules.CHILD_UNSUPPORTED, name, "the launch names dynamic shared memory or a stream, which a "
                         "work item does not keep", line)
-    if len(launch.arguments) > len(children.parameters(unit, site.parent) or ()):
+    if len(launch.arguments) > len(recursion.member(name).child.parameters):
         return _why_not(rules.CHILD_UNSUPPORTED, name, f"the launch passes more arguments than '{name}' takes", line)
-    if _unconditional(unit, recursion.function, launch.statement):
-        return _why_not(rules.CHILD_RECURSIVE, name, f"'{name}' launches itself at line {line} on every path (no "
-                        "condition and no return before it): a recursion without a base case, which consolidation "
-                        "would run level after level without end", line)
+    if _endless(unit, recursion, site):
+        what = "itself" if name == site.parent.name else f"'{name}', which launches it back the same way,"
+        return _why_not(rules.CHILD_RECURSIVE, name, f"'{site.parent.name}' launches {what} at line {line} on every "
+                        "path (no condition and no return before it): a recursion without a base case, which "
+                        "consolidation would run level after level without end", line)
     post = _post_work(unit, recursion, site, written)
     if post is not None:
         statement, read = post
         return Problem(rules.CONSOLIDATE_POST_WORK, unit.span(statement), dict(kernel=name, name=read, launch_line=line),
                        line)
     return None
+
+
+def _endless(unit: Unit, recursion: Recursion, site: Site) -> bool:
+    """Whether every thread that runs the site's kernel makes the launch, and every thread of the launched
+    kernel makes launches that lead back the same way: a cycle of unconditional launches never ends."""
+    unconditional = {}
+    for s in recursion.sites:
+        unconditional.setdefault(s.parent.name, set())
+        if _unconditional(unit, s.parent, s.launch.statement):
+            unconditional[s.parent.name].add(s.launch.kernel_name)
+    if site.launch.kernel_name not in unconditional[site.parent.name]:
+        return False
+    seen, todo = set(), [site.launch.kernel_name]
+    while todo:
+        kernel = todo.pop()
+        if kernel == site.parent.name:
+            return True
+        if kernel not in seen:
+            seen.add(kernel)
+            todo += unconditional.get(kernel, ())
+    return False
 
 
 def _unconditional(unit: Unit, function: Function, statement: Node) -> bool:
@@ -455,7 +578,7 @@ def _post_work(unit: Unit, recursion: Recursion, site: Site, written: frozenset[
     blocks, or anywhere in a loop around it) and reads a variable the kernel writes through, and the name."""
     launches = {s.launch.statement for s in recursion.sites}
     node = site.launch.statement
-    while node != recursion.function.body and node.parent is not None:
+    while node != site.parent.body and node.parent is not None:
         parent = node.parent
         if parent.type in _LOOPS:
             later = [parent]
@@ -495,16 +618,16 @@ def _stored_through(unit: Unit, identifier: Node) -> bool:
         and parent.child_by_field_name("left") == child and unit.text(required(parent, "operator")) == "="
 
 
-def _uniform(unit: Unit, child: children.Child, recursion: Recursion) -> tuple[int, ...]:
+def _uniform(unit: Unit, member: Member) -> tuple[int, ...]:
     """Parameters that every site passes on as they are (and the kernel never gives another value): the
     same for every item of every level, so they travel once, as arguments of the consumer, not in each item."""
-    assigned = _rebound(unit, recursion.function)
+    assigned = _rebound(unit, member.function)
     uniform = []
-    for index, parameter in enumerate(child.parameters):
+    for index, parameter in enumerate(member.child.parameters):
         if parameter.name in assigned:
             continue
         passed_on = True
-        for site in recursion.sites:
+        for site in member.sites:
             work = site.directive.clause(Work)
             arguments = site.launch.arguments
             passed_on = passed_on and index < len(arguments) and unit.text(arguments[index]) == parameter.name \
@@ -556,82 +679,96 @@ def _by_reference(unit: Unit, callee: str, index: int) -> bool:
 # --- what a consolidated kernel becomes -----------------------------------------------------------------
 
 def _build(context: Context, recursion: Recursion) -> None:
-    """Once every site is planned: the queue, the body outlined in place, its copy for the consumer, and
-    the kernels that run the levels: `walk__pdcc_direct` (one item), `walk__pdcc_level` (a level's items)
-    and `walk` (level 0, as the program launches it)."""
-    unit, function = context.unit, recursion.function
-    s = recursion.first
-    parameters = children.parameters(unit, function) or []
-    names = [ir.name(p.name) for p in parameters]
-    once = [ir.name(parameters[i].name) for i in recursion.uniform]
+    """Once every site is planned: for each kernel of the recursion its queue, its body outlined in place,
+    the body's copy for the consumer, `walk__pdcc_direct` (one item) and `walk` (level 0, as the program
+    launches it); then `walk__pdcc_level`, the consumer of a level's items of every kernel. What the kernels'
+    bodies refer to (queues, prototypes) is placed before the first of them."""
+    lead, s = recursion.lead, recursion.first
     granularity = recursion.sites[0].directive.clause(Consolidate)
     assert granularity is not None   # a consolidated site
-    record = "pdcc::Record<" + ", ".join("pdcc::Uniform" if i in recursion.uniform else parameter_type(p)
+    once = [ir.name(lead.child.parameters[i].name) for i in lead.uniform]  # mutual recursions pass none once
+    done = functools.partial(templates.statement, _LEVEL_DONE, queue=lead.queue, threads=ir.name(f"PDCC_THREADS_{s}"),
+                             blocks=ir.name(f"PDCC_BLOCKS_{s}"), consumer=ir.name(lead.symbol("level")), once=once,
+                             others=[m.queue for m in recursion.members[1:]])
+    runs = tuple(templates.statement(_RUN_LEVEL, queue=m.queue, item=ir.name(m.symbol("item")), once=once)
+                 for m in recursion.members)
+    per_item = {"a thread" if m.thread_per_item else "a block" for m in recursion.members}
+    consumer = ir.Function("static __global__", lead.symbol("level"),
+                           ("const pdcc::Level pdcc_level", *(lead.child.parameters[i].declaration for i in lead.uniform)),
+                           templates.block(_CONSUMER, runs=runs, done=done(level=ir.name("pdcc_level"))),
+                           "", f"the consumer of one level of {recursion.names}: the items appended at the level "
+                           f"before, {' or '.join(sorted(per_item))} per item (pdcc_rt.cuh)", f"__launch_bounds__({MAX_THREADS})")
+    if len(recursion.members) > 1:
+        context.place_before(lead.function, ir.Prototype(consumer))
+    for member in recursion.members:
+        _build_member(context, recursion, member, granularity.granularity, done,
+                      consumer if member is recursion.members[-1] else None)
+
+
+def _build_member(context: Context, recursion: Recursion, member: Member, granularity: str, done,
+                  consumer: ir.Function | None) -> None:
+    """One kernel's queue, direct kernel, copies and wrapper (and the consumer, after the last kernel)."""
+    unit, function, lead, s = context.unit, member.function, recursion.lead, recursion.first
+    parameters = children.parameters(unit, function) or []
+    names = [ir.name(p.name) for p in parameters]
+    record = "pdcc::Record<" + ", ".join("pdcc::Uniform" if i in member.uniform else parameter_type(p)
                                           for i, p in enumerate(parameters)) + ">"
-    context.place_before(function, ir.Variable(
-        "static __device__", f"pdcc::WorkQueue<{record}, PDCC_POOL_BYTES_{s}, {_GROUPS[granularity.granularity]}, "
-        f"PDCC_BUFFER_{s}, {'true' if recursion.thread_per_item else 'false'}>", f"pdcc_queue_{function.name}",
+    context.place_before(lead.function, ir.Variable(
+        "static __device__", f"pdcc::WorkQueue<{record}, PDCC_POOL_BYTES_{s}, {_GROUPS[granularity]}, "
+        f"PDCC_BUFFER_{s}, {'true' if member.thread_per_item else 'false'}>", f"pdcc_queue_{function.name}",
         f"the work items of '{function.name}', two levels of them (pdcc_rt.cuh)"))
     declarations = tuple(p.declaration for p in parameters)
-    bounds = launch_bounds(context, recursion.child)  # the kernel's own, else every block size
-    direct = ir.Function("static __global__", recursion.symbol("direct"), ("const pdcc::Level pdcc_level", *declarations),
-                         templates.block(_DIRECT, item=ir.name(recursion.symbol("item")), arguments=names), "",
+    bounds = launch_bounds(context, member.child)  # the kernel's own, else every block size
+    direct = ir.Function("static __global__", member.symbol("direct"), ("const pdcc::Level pdcc_level", *declarations),
+                         templates.block(_DIRECT, item=ir.name(member.symbol("item")), arguments=names), "",
                          f"one work item of '{function.name}' that did not fit its level's queue, as a grid of its own",
                          bounds)
-    context.place_before(function, ir.Prototype(direct))
-    children.outline_in_place(context, function, recursion.symbol("body"))
-    done = functools.partial(templates.statement, _LEVEL_DONE, queue=recursion.queue, threads=ir.name(f"PDCC_THREADS_{s}"),
-                             blocks=ir.name(f"PDCC_BLOCKS_{s}"), consumer=ir.name(recursion.symbol("level")), once=once)
-    consumer = ir.Function("static __global__", recursion.symbol("level"),
-                           ("const pdcc::Level pdcc_level", *(parameters[i].declaration for i in recursion.uniform)),
-                           templates.block(_CONSUMER, queue=recursion.queue, item=ir.name(recursion.symbol("item")),
-                                           once=once, done=done(level=ir.name("pdcc_level"))),
-                           "", f"the consumer of one level of '{function.name}': the items appended at the level "
-                           f"before, {'a thread' if recursion.thread_per_item else 'a block'} per item (pdcc_rt.cuh)",
-                           f"__launch_bounds__({MAX_THREADS})")
+    context.place_before(lead.function, ir.Prototype(direct))
+    children.outline_in_place(context, function, member.symbol("body"))
     linkage = 'extern "C" ' if function.outer.type == "linkage_specification" else ""
     is_static = any(unit.text(n) == "static" for n in function.node.children if n.type == "storage_class_specifier")
     wrapper = ir.Function(f"{linkage}{'static ' if is_static else ''}__global__", function.name,
                           tuple(p.declaration + (f" = {p.default}" if p.default is not None else "") for p in parameters),
-                          templates.block(_WRAPPER, body=ir.ExprStmt(ir.call(recursion.symbol("body"), *names)),
-                                          done=done(level=templates.expression(_FIRST_LEVEL, queue=recursion.queue))),
+                          templates.block(_WRAPPER, body=ir.ExprStmt(ir.call(member.symbol("body"), *names)),
+                                          done=done(level=templates.expression(_FIRST_LEVEL, queue=lead.queue))),
                           "", f"'{function.name}' as launched: level 0 of the recursion, then the levels its items make",
                           bounds)
-    item = _copy(context, recursion, "item", recursion.copies, "appending at its level")
-    definitions: tuple[ir.Definition, ...] = (item, direct, consumer, wrapper)
-    if recursion.serial:
-        leaf = _copy(context, recursion, "leaf", recursion.leaves, "run in the launching thread (a small item), "
-                     "appending every launch at its level")
-        serial = ir.Function("static __device__ __noinline__", recursion.symbol("serial"),
+    item = _copy(context, recursion, member, "item", recursion.copies, "appending at its level")
+    definitions: tuple[ir.Definition, ...] = (item, direct, *((consumer,) if consumer else ()), wrapper)
+    if member.serial:
+        leaf = _copy(context, recursion, member, "leaf", recursion.leaves, "run in the launching thread (a small "
+                     "item), appending every launch at its level")
+        serial = ir.Function("static __device__ __noinline__", member.symbol("serial"),
                              ("const pdcc::Level pdcc_level", "const dim3 pdcc_gridDim", "const dim3 pdcc_blockDim",
                               *declarations),
                              templates.block(SERIAL_LOOPS, thread=ir.ExprStmt(ir.call(
-                                 recursion.symbol("leaf"), ir.name("pdcc_level"),
+                                 member.symbol("leaf"), ir.name("pdcc_level"),
                                  ir.call("make_uint3", *map(ir.name, ("pdcc_bx", "pdcc_by", "pdcc_bz"))),
                                  ir.call("make_uint3", *map(ir.name, ("pdcc_tx", "pdcc_ty", "pdcc_tz"))),
                                  ir.name("pdcc_gridDim"), ir.name("pdcc_blockDim"), *names))), "",
                              f"every thread of a small item of '{function.name}', one after another, in the thread "
                              "that would have appended it")
-        context.place_before(function, ir.Prototype(serial))
+        context.place_before(lead.function, ir.Prototype(serial))
         definitions = (leaf, serial, *definitions)
     for definition in definitions:
         context.place_after(function, definition)
 
 
-def _copy(context: Context, recursion: Recursion, suffix: str, sites_code: dict[Node, ir.Stmt], purpose: str) \
-        -> ir.Function:
+def _copy(context: Context, recursion: Recursion, member: Member, suffix: str, sites_code: dict[Node, ir.Stmt],
+          purpose: str) -> ir.Function:
     """`walk__pdcc_item` (or `walk__pdcc_leaf`): the body again, for one (block, thread) of an item. Its
     parameters are named as the built-ins, so the user's code (and the sites' code `sites_code`, rewritten
     as in place but appending at the item's level) reads the item's indices, not the consumer's."""
-    unit, function = context.unit, recursion.function
+    unit, function = context.unit, member.function
     body = function.body
     assert body is not None   # a kernel that launches
     renames = children.commented_pragmas(unit, body)
     for statement, code in sites_code.items():
-        start, end, indent = _lines(unit, statement)
-        renames.append((start, end, printer.text(code, indent)))
+        if body.start_byte <= statement.start_byte < body.end_byte:
+            start, end, indent = _lines(unit, statement)
+            renames.append((start, end, printer.text(code, indent)))
     parameters = children.parameters(unit, function) or []
-    return ir.Function("static __device__", recursion.symbol(suffix),
+    return ir.Function("static __device__", member.symbol(suffix),
                        ("const pdcc::Level pdcc_level", "const uint3 blockIdx", "const uint3 threadIdx",
                         "const dim3 gridDim", "const dim3 blockDim", *(p.declaration for p in parameters)),
                        ir.Verbatim(Span(body.start_byte, body.end_byte), unit.text(body), tuple(sorted(renames))),

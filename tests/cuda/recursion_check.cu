@@ -1,6 +1,7 @@
 // Recursions that consolidation must run whole, on the GPU: a chain of one thread per level (as deep as
 // argv[1], 10,000 levels in the tests: a naive chain stops at about 2,048 on an H200), a binary tree of
-// two threads per node (argv[2] levels), and a fan of multi-block grids whose width varies per item. The
+// two threads per node (argv[2] levels), a fan of multi-block grids whose width varies per item, and a
+// mutual recursion (ping and pong launch each other, as deep as the chain). The
 // tests put each configuration's clauses where CLAUSES stands, build with pdcc and run: the program prints
 // "recursion ok" when every count matches the host's, and exits 1 otherwise. Each run is repeated, so a
 // queue left dirty by the run before shows too.
@@ -40,6 +41,26 @@ __global__ void fan(unsigned long long* visits, int node, int width, int level, 
   }
 }
 
+// Mutual recursion: ping (one thread) and pong (two threads, an argument more) launch each other, level
+// after level; visits[0] counts ping's threads, visits[1] pong's.
+__global__ void pong(unsigned long long* visits, int level, int depth, int back);
+
+__global__ void ping(unsigned long long* visits, int level, int depth) {
+  atomicAdd(visits, 1ull);
+  if (level + 1 < depth) {
+#pragma dp CLAUSES
+    pong<<<1, 2>>>(visits + 1, level + 1, depth, 1);
+  }
+}
+
+__global__ void pong(unsigned long long* visits, int level, int depth, int back) {
+  atomicAdd(visits, 1ull);
+  if (threadIdx.x == 0 && level + 1 < depth) {
+#pragma dp CLAUSES
+    ping<<<1, 1>>>(visits - back, level + 1, depth);
+  }
+}
+
 static unsigned long long fan_expected(int node, int level, int depth) {
   unsigned long long total = fan_width(node);
   if (level + 1 < depth)
@@ -50,8 +71,10 @@ static unsigned long long fan_expected(int node, int level, int depth) {
 int main(int argc, char** argv) {
   const int chain_depth = argc > 1 ? std::atoi(argv[1]) : 10, tree_depth = argc > 2 ? std::atoi(argv[2]) : 10;
   const int fan_depth = 6;
-  const unsigned long long want[3] = {(unsigned long long)chain_depth, (2ull << tree_depth) - 2ull,
-                                      fan_expected(0, 0, fan_depth)};
+  const char* names[5] = {"chain", "tree", "fan", "ping", "pong"};
+  const unsigned long long want[5] = {(unsigned long long)chain_depth, (2ull << tree_depth) - 2ull,
+                                      fan_expected(0, 0, fan_depth), (chain_depth + 1ull) / 2ull,
+                                      2ull * (chain_depth / 2)};
   unsigned long long* visits;
   cudaMalloc(&visits, sizeof want);
   for (int run = 0; run < 3; ++run) {
@@ -64,15 +87,19 @@ int main(int argc, char** argv) {
     cudaEventRecord(stop);
     tree<<<1, 2>>>(visits + 1, 0, tree_depth);
     fan<<<(fan_width(0) + 31) / 32, 32>>>(visits + 2, 0, fan_width(0), 0, fan_depth);
+    ping<<<1, 1>>>(visits + 3, 0, chain_depth);
     cudaError_t error = cudaDeviceSynchronize();
     if (error == cudaSuccess) error = cudaGetLastError();
     float chain_ms = 0.0f;
     cudaEventElapsedTime(&chain_ms, start, stop);
-    unsigned long long got[3];
+    unsigned long long got[5];
     cudaMemcpy(got, visits, sizeof got, cudaMemcpyDeviceToHost);
-    if (error != cudaSuccess || got[0] != want[0] || got[1] != want[1] || got[2] != want[2]) {
-      std::printf("run %d: %s; chain %llu want %llu, tree %llu want %llu, fan %llu want %llu\n", run,
-                  cudaGetErrorString(error), got[0], want[0], got[1], want[1], got[2], want[2]);
+    bool ok = error == cudaSuccess;
+    for (int i = 0; i < 5; ++i) ok = ok && got[i] == want[i];
+    if (!ok) {
+      std::printf("run %d: %s;", run, cudaGetErrorString(error));
+      for (int i = 0; i < 5; ++i) std::printf(" %s %llu want %llu", names[i], got[i], want[i]);
+      std::printf("\n");
       return 1;
     }
     if (!launch_budget_given_back(run)) return 1;
