@@ -10,17 +10,20 @@
 #   bash bench/gpu_box.sh OUTDIR recursion [bench args] consolidated recursions (issue 11): the recursion check
 #                                                     at 10 and 10,000 levels, the recursive samples' GPU tests,
 #                                                     then bench/run.py on the recursive samples
+#   bash bench/gpu_box.sh OUTDIR chaining                how a consolidated recursion's levels should follow one
+#                                                     another: pdcc's tail launches against a persistent consumer
+#                                                     (bench/probes/level_chaining.cu): level_chaining.jsonl
 # The device allows 10 minutes a command: each half stops its steps at BUDGET_S seconds (default 510) and
 # still writes what it has. SKIP_TESTS=1, SKIP_LAUNCHABLE=1, SKIP_SANITIZER=1 leave a step of `checks` out
 # (SKIP_TESTS=1 also the tests of `meld`; PYTEST_ARGS are added to the GPU tests' pytest). Writes to OUTDIR (few files: the device returns at most 8):
 # gpu-tests.log, launchable.log, sanitizer.log, or bench.log, results.md/json, comparison.md, ratios.png, or
 # meld-tests.log (recursion-tests.log), bench.log, results.md/json; and summary.txt last, also printed.
 set -uo pipefail
-usage="usage: bench/gpu_box.sh OUTDIR checks|bench|meld|recursion|tune [bench args...]"
+usage="usage: bench/gpu_box.sh OUTDIR checks|bench|meld|recursion|tune|chaining [bench args...]"
 out=${1:?$usage}
 mode=${2:?$usage}
 shift 2
-case $mode in checks|bench|meld|recursion|tune) ;; *) echo "gpu_box: the mode is checks, bench, meld, recursion or tune, not '$mode'"; exit 2 ;; esac
+case $mode in checks|bench|meld|recursion|tune|chaining) ;; *) echo "gpu_box: the mode is checks, bench, meld, recursion, tune or chaining, not '$mode'"; exit 2 ;; esac
 mkdir -p "$out"
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -183,6 +186,17 @@ if [ "$mode" = tune ]; then
     grep -m1 'warning: baseline' "$out/tune-$sample.log" | cut -c1-200 | tee -a "$summary"
   done
   tar czf "$out/tune.tgz" -C "$out" $(cd "$out" && ls -d tune-* 2>/dev/null) && rm -rf "$out"/tune-*
+fi
+if [ "$mode" = chaining ]; then
+  echo "== level chaining: tail launches (pdcc) against a persistent consumer"
+  mkdir -p /tmp/chaining
+  if python3 -m pragmadp -arch=sm_90 -O3 -q bench/probes/level_chaining.cu -o /tmp/chaining/level_chaining; then
+    within /tmp/chaining/level_chaining >"$out/level_chaining.jsonl" 2>&1
+    note "level chaining (exit $?):"
+    cat "$out/level_chaining.jsonl" >>"$summary"
+  else
+    note "level chaining: pdcc cannot build bench/probes/level_chaining.cu"
+  fi
 fi
 note "gpu_box $mode: $((SECONDS - started)) s"
 echo "== summary"

@@ -743,7 +743,7 @@ class Session:
             for variant in dict.fromkeys(variants):
                 if variant not in measured:
                     run = run_one(self.binaries[(name, variant)], name, item["label"], variant, args, self.reps,
-                                  self.config["timeout_s"], self.out / "logs" / f"run-{name}.log")
+                                  item.get("timeout_s", self.config["timeout_s"]), self.out / "logs" / f"run-{name}.log")
                     self.runs.append(run)
                     measured[variant] = run
                     print(f"  {name:10s} {item['label']:22s} {variant:40s} {run.status:9s} "

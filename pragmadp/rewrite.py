@@ -164,7 +164,7 @@ def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:
         return None
     base = sites.base(context, site, found.parameters, typed=not found.template)
     plan = SitePlan(site, found, base.code, base.arguments)
-    if threshold in passes and consolidate in passes and consolidate.runs(plan, context):
+    if threshold in passes and consolidate in passes and consolidate.runs_small_items_here(plan, context):
         plan.serial = consolidate.serial_call  # small items run here, their own launches appended
     for pass_ in passes:
         context.pass_name = pass_.NAME

@@ -200,16 +200,50 @@ def test_a_pragma_between_if_and_its_launch_keeps_the_launch_conditional():
     assert remarks(run(code), "PDCC570")
 
 
-@pytest.mark.parametrize("body, rule", [
-    ("__syncthreads();", "PDCC510"),
-    ("__shared__ int tile[4]; tile[0] = 1;", "PDCC511"),
-    ("i = __shfl_sync(0xffffffffu, i, 0);", "PDCC512"),
-])
-def test_children_whose_threads_cooperate_are_not_consolidated(body: str, rule: str):
+@pytest.mark.parametrize("body", ["__shared__ int tile[4]; tile[0] = 1;", "i = __shfl_sync(0xffffffffu, i, 0);"])
+def test_children_whose_threads_cooperate_run_block_by_block_as_launched(body: str):
+    """Shared memory and warp intrinsics see the same threads when the consumer's blocks have the items'
+    block size and run each item's blocks in turn: the queue says so, and there is no threads knob."""
     result = walk(**{"int_first": f"{body}\n  int first"})
+    (applied,) = remarks(result, "PDCC570")
+    assert "run block by block, as launched, by a consumer of 128 threads per block" in applied.message
+    assert "PDCC_BUFFER_walk_0, false, true> pdcc_queue_walk;" in result.text
+    assert "pdcc_queue_walk.level_done(pdcc_level, 128, PDCC_BLOCKS_walk_0," in result.text
+    assert "PDCC_THREADS_walk_0" not in result.text
+    assert not [r for r in result.remarks if r.kind.value == "missed"]
+
+
+@pytest.mark.parametrize("replacements, reason", [
+    # a barrier after a return some threads take: looping over blocks, the others would wait for them
+    ({"int_first": "__syncthreads();\n  int first"}, "the return at line 5 may be taken by some threads of a block"),
+    # the same barrier, no early return, but a block size computed per launch
+    ({"int_first": "__syncthreads();\n  int first", "if (i >= child_ptr[node + 1] - first) return;": "",
+      "128>>>": "n>>>"}, "the same one-dimensional block size"),
+])
+def test_children_that_synchronise_run_as_launched_only_when_they_can(replacements: dict, reason: str):
+    code = WALK.replace("PRAGMA", "consldt(block)").replace("AFTER", "")
+    for old, new in replacements.items():
+        code = code.replace(old.replace("_", " ") if old == "int_first" else old, new)
+    result = run(code)
     (missed,) = [r for r in result.remarks if r.kind.value == "missed"]
-    assert missed.rule.id == rule and "do not run together as the blocks and warps" in missed.message
+    assert missed.rule.id == "PDCC510" and reason in missed.message, missed.message
     assert "pdcc_queue" not in result.text
+
+
+def test_a_barrier_under_a_uniform_return_runs_as_launched_and_its_threshold_is_missed():
+    """A return every thread of a block takes together (it depends on the node, not the thread) leaves no
+    barrier waiting; a threshold would run an item's threads one after another in one thread, which its
+    barriers forbid: missed, the consolidation stays."""
+    code = WALK.replace("PRAGMA", "threshold(64) consldt(block) threads(256)").replace("AFTER", "").replace(
+        "  int i = blockIdx.x", "  if (child_ptr[node] < 0) return;\n  __syncthreads();\n  int i = blockIdx.x").replace(
+        "  if (i >= child_ptr[node + 1] - first) return;\n", "")
+    result = run(code)
+    assert remarks(result, "PDCC570") and "walk__pdcc_serial" not in result.text
+    (threshold,) = [r for r in result.remarks if r.kind.value == "missed"]
+    assert (threshold.rule.id, threshold.pass_name, threshold.location.column) == ("PDCC510", "threshold", 16)
+    assert threshold.message.endswith("no launch runs in the launching thread (the other clauses still apply)")
+    (threads,) = remarks(result, "PDCC574")
+    assert "the consumer's blocks have the items' own block size (128)" in threads.message
 
 
 def test_a_kernel_another_kernel_launches_is_not_consolidated():

@@ -118,3 +118,35 @@ def test_consolidated_recursions_visit_every_item_once_at_any_depth(configuratio
     done = subprocess.run([str(binary), str(levels), "16"], capture_output=True, text=True, timeout=120)
     print(done.stdout)
     assert done.returncode == 0 and "recursion ok" in done.stdout, done.stdout + done.stderr
+
+
+# Consolidated recursions whose threads cooperate within their blocks (barriers, shared memory, shuffles):
+# their items' blocks run as launched, one after another in a consumer block of the same size.
+AS_LAUNCHED_CONFIGURATIONS = ["consldt(block)", "consldt(warp)", "consldt(grid) blocks(4)",
+                              "consldt(block) buffer(pool, 1)"]
+
+
+@pytest.fixture(scope="module")
+def as_launched_builds(tmp_path_factory) -> dict[str, Path]:
+    return built_in_parallel("as_launched_check", AS_LAUNCHED_CONFIGURATIONS, tmp_path_factory.mktemp("as-launched"))
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("configuration", AS_LAUNCHED_CONFIGURATIONS)
+def test_as_launched_check_builds_with_both_recursions_run_as_launched(configuration: str,
+                                                                      as_launched_builds: dict[str, Path]):
+    remarks = json.loads((as_launched_builds[configuration] / "report.json").read_text())["remarks"]
+    applied = [r for r in remarks if r["ruleId"] == "PDCC570"]
+    assert {r["site"] for r in applied} == {"chain_0", "tree_0"}, remarks
+    assert all("block by block, as launched" in r["message"] for r in applied)
+    assert not [r for r in remarks if r["kind"] == "missed"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("levels", [10, 10_000])
+@pytest.mark.parametrize("configuration", AS_LAUNCHED_CONFIGURATIONS)
+def test_recursions_that_synchronise_their_blocks_run_as_launched_at_any_depth(configuration: str, levels: int,
+                                                                              as_launched_builds: dict[str, Path]):
+    binary = as_launched_builds[configuration] / "as_launched_check"
+    done = subprocess.run([str(binary), str(levels), "12"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "as launched ok" in done.stdout, done.stdout + done.stderr

@@ -733,8 +733,12 @@ constexpr unsigned long long kMaxGridBlocks = 0x7fffffffull;  // gridDim.x
 // two recursions of the same kernel must not run at once). `Bytes` in all, half per queue. A level may
 // append `PerGroup` items (buffer's CAP; 0: as many as a queue holds) per group (G: warp, block or grid)
 // of the launches it runs: of its items' grids, or of the grid the program launched at level 0.
-// `ThreadPerItem`: a consumer thread runs a whole item, else a consumer block does.
-template <typename Record, unsigned long long Bytes, unsigned G, unsigned long long PerGroup, bool ThreadPerItem>
+// `ThreadPerItem`: a consumer thread runs a whole item, else a consumer block does. `AsLaunched`: the
+// consumer's blocks have the items' block size, and each runs the blocks of its items one after another,
+// its thread t as thread t of each: a kernel whose threads synchronise, share memory or talk within their
+// warps runs as it was launched.
+template <typename Record, unsigned long long Bytes, unsigned G, unsigned long long PerGroup, bool ThreadPerItem,
+          bool AsLaunched = false>
 struct WorkQueue {
   static constexpr unsigned long long kItems = Bytes / 2ull / sizeof(Record);  // per level
   static_assert(kItems > 0, "the work queue cannot hold one item per level: raise its PDCC_POOL_BYTES");
@@ -809,6 +813,18 @@ struct WorkQueue {
       for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < stored;
            i += (unsigned long long)gridDim.x * blockDim.x)
         pdcc::run_item(level, run[i], 0u, 1u, item, once...);
+    } else if (AsLaunched) {
+      for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x) {
+        const Record& r = run[i];
+        if (record_threads(r) != blockDim.x) __trap();  // pdcc launches the consumer with the items' block size
+        const unsigned long long blocks = (unsigned long long)r.grid.x * r.grid.y * r.grid.z;
+        for (unsigned long long b = 0; b < blocks; ++b) {
+          const uint3 block = unflatten_wide(b, r.grid), thread = unflatten(threadIdx.x, r.block);
+          pdcc::call_with_arguments(
+              [&](const auto&... arguments) { item(level, block, thread, r.grid, r.block, arguments...); }, r, once...);
+          __syncthreads();  // the next block's threads reuse this one's shared memory
+        }
+      }
     } else {
       for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x)
         pdcc::run_item(level, run[i], threadIdx.x, blockDim.x, item, once...);

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from pragmadp import ir
+from pragmadp.analysis import divergence
 from pragmadp.cgen import printer, templates
 from pragmadp.cuda.frontend import Function, Node, Site, Unit, kernel_call_syntax, required, walk
 from pragmadp.directives import AggThreshold, Blocks, Buffer, Consolidate, Threads, Value, Work
@@ -66,13 +67,19 @@ DEFAULT_POOL_BYTES = 64 << 20
 DEFAULT_THREADS = 256
 _GROUPS = {"warp": "pdcc::kWarpGroups", "block": "pdcc::kBlockGroups", "grid": "pdcc::kGridGroup"}
 _NOT_AS_LAUNCHED = " (a consolidated item's threads do not run together as the blocks and warps it was launched as)"
-_REFUSED = {rules.CHILD_BARRIER: _NOT_AS_LAUNCHED, rules.CHILD_SHARED: _NOT_AS_LAUNCHED, rules.CHILD_WARP: _NOT_AS_LAUNCHED,
+_NO_BLOCK_SIZE = " (its items' blocks run as launched only when every launch gives the same one-dimensional block " \
+    "size, a number or a constant of the file, which the consumer's blocks then have)"
+_REFUSED = {rules.CHILD_BARRIER: _NO_BLOCK_SIZE, rules.CHILD_SHARED: _NO_BLOCK_SIZE, rules.CHILD_WARP: _NO_BLOCK_SIZE,
             rules.CHILD_COOPERATIVE: _NOT_AS_LAUNCHED, rules.CHILD_ASM: "", rules.CHILD_HIDDEN_BUILTINS: "",
             rules.CHILD_LAUNCHES: ""}
+_COOPERATING = (rules.CHILD_BARRIER, rules.CHILD_SHARED, rules.CHILD_WARP)  # fine when blocks run as launched
+_SAME_AS_LAUNCHED = {"threadIdx", "blockDim"}  # what a callee reads of them is the item's too, then
 _OUTCOME = "; the launches are left as written"
 # Statements and expressions under which a launch may not run: the recursion has a way to end.
 _CONDITIONAL = {"if_statement", "for_statement", "for_range_loop", "while_statement", "do_statement", "switch_statement",
                 "case_statement", "conditional_expression", "try_statement", "lambda_expression"}
+_DECLARING = {"init_declarator", "parameter_declaration", "declaration", "pointer_declarator", "reference_declarator",
+              "array_declarator"}
 _LOOPS = {"for_statement", "for_range_loop", "while_statement", "do_statement"}
 _EXITS = {"return_statement", "goto_statement", "throw_statement"}
 _ADDRESSING = {"subscript_expression", "field_expression", "pointer_expression", "parenthesized_expression",
@@ -180,6 +187,7 @@ class Recursion:
     problems: dict[Node | None, Problem]  # by site statement; None: a problem of the whole recursion
     copies: dict[Node, ir.Stmt] = field(default_factory=dict)  # site statement -> its code in the body's copy
     leaves: dict[Node, ir.Stmt] = field(default_factory=dict)  # site statement -> its code in the leaf copy
+    as_launched: str | None = None        # the block size every launch gives, when the items' blocks run as launched
 
     @property
     def first(self) -> str:
@@ -200,10 +208,12 @@ class Recursion:
         return next(m for m in self.members if m.name == kernel)
 
 
-def runs(plan: SitePlan, context: Context) -> bool:
-    """Whether the site's recursion is consolidated (asked before the passes plan it: the threshold pass
-    then runs small items through `serial_call`)."""
-    return not _recursion(context, plan.site).problems
+def runs_small_items_here(plan: SitePlan, context: Context) -> bool:
+    """Whether the site's recursion is consolidated with items that a thread may run alone (asked before the
+    passes plan it: the threshold pass then runs small items through `serial_call`). Items whose blocks run
+    as launched (their threads synchronise) cannot: the threshold is then missed for them."""
+    recursion = _recursion(context, plan.site)
+    return not recursion.problems and recursion.as_launched is None
 
 
 def serial_call(context: Context, plan: SitePlan) -> ir.ExprStmt:
@@ -254,8 +264,9 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
                               kernel=member.name, launcher="itself" if site.parent.name == member.name
                               else f"'{site.parent.name}'", granularity=granularity,
                               fields=", ".join(varying) or "no argument", varying_arguments=varying,
-                              mapping="a thread per item" if member.thread_per_item else "a block per item",
-                              threads_macro=f"PDCC_THREADS_{recursion.first}", shared=shared)]
+                              mapping="a thread per item" if member.thread_per_item else "a block per item"
+                              if recursion.as_launched is None else "block by block, as launched,",
+                              threads_macro=recursion.as_launched or f"PDCC_THREADS_{recursion.first}", shared=shared)]
     if first:
         remarks.append(_storage_remark(context, recursion, clause.span))
     remarks += _unused_clauses(context, plan, recursion, first)
@@ -314,6 +325,8 @@ def _knobs(context: Context, recursion: Recursion) -> tuple[ir.Knob, ...]:
          Value(threads.expression, threads.span) if threads else None),
         (ir.Knob(f"PDCC_BLOCKS_{s}", blocks.expression if blocks else "0", "blocks", (0, (1 << 31) - 1)),
          Value(blocks.expression, blocks.span) if blocks else None)]
+    if recursion.as_launched is not None:  # the consumer's blocks have the items' block size, no other
+        written = [(knob, value) for knob, value in written if knob.kind != "threads"]
     context.include(RUNTIME_HEADER, "the device runtime")  # first: a kernel at the top of the file has its knobs there
     return tuple(context.knob(recursion.lead.function, knob, value) for knob, value in written)
 
@@ -364,6 +377,11 @@ def _unused_clauses(context: Context, plan: SitePlan, recursion: Recursion, firs
         remarks.append(context.remark(Kind.ANALYSIS, rules.CONSOLIDATE_CLAUSE_UNUSED, setting.span, clause=setting.name,
                                       why=f"the queues and the consumer of {recursion.names} are configured "
                                           f"at site {recursion.first}, the first of their launches"))
+    threads = directive.clause(Threads)
+    if first and threads is not None and recursion.as_launched is not None:
+        remarks.append(context.remark(Kind.ANALYSIS, rules.CONSOLIDATE_CLAUSE_UNUSED, threads.span, clause=threads.name,
+                                      why=f"the consumer's blocks have the items' own block size ({recursion.as_launched}): "
+                                          "their threads synchronise, so each block runs as it was launched"))
     threshold = directive.clause(AggThreshold)
     if threshold is not None:
         remarks.append(context.remark(Kind.MISSED, rules.CLAUSE_NOT_SUPPORTED, threshold.span,
@@ -395,6 +413,8 @@ def _recursion(context: Context, site: Site) -> Recursion:
             else:
                 missing = missing or (function, child)
         recursion = Recursion(members, found, {})
+        if any(o.rule in _COOPERATING for m in members for o in m.child.obstacles):
+            recursion.as_launched = _common_block_size(unit, recursion)
         if missing is not None:
             function, why = missing
             line = unit.source.line_of(function.node.start_byte)
@@ -405,8 +425,8 @@ def _recursion(context: Context, site: Site) -> Recursion:
         if not recursion.problems:
             for member in members:
                 member.uniform = _uniform(unit, member) if len(members) == 1 else ()
-                member.thread_per_item = all(unit.text(s.launch.config[0]) == unit.text(s.launch.config[1]) == "1"
-                                             for s in member.sites)
+                member.thread_per_item = recursion.as_launched is None and all(
+                    unit.text(s.launch.config[0]) == unit.text(s.launch.config[1]) == "1" for s in member.sites)
         recursions[kernels[0].node] = recursion
     return recursions[kernels[0].node]
 
@@ -425,6 +445,48 @@ def _problems(context: Context, recursion: Recursion) -> dict[Node | None, Probl
     return problems
 
 
+def _common_block_size(unit: Unit, recursion: Recursion) -> str | None:
+    """The one-dimensional block size every launch of the recursion gives, as the consumer's launch can write
+    it: a number or a name that no kernel of the recursion declares (a constant of the file, `kBlock`); None
+    when they differ, have more dimensions or are computed."""
+    texts = {"".join(unit.text(s.launch.config[1]).split()) for s in recursion.sites if len(s.launch.config) >= 2}
+    if len(texts) != 1:
+        return None
+    block = recursion.sites[0].launch.config[1]
+    if block.type == "number_literal":
+        threads = _literal_threads(unit, block)
+        return str(threads) if threads is not None and threads <= MAX_THREADS else None
+    name = unit.text(block)
+    local = any(unit.text(n) == name for m in recursion.members for n in walk(m.function.node)
+                if n.type == "identifier" and n.parent is not None and n.parent.type in _DECLARING
+                and n.parent.child_by_field_name("declarator") == n)  # the name declared, not a size or value
+    return name if block.type == "identifier" and not local else None
+
+
+def _as_launched_keeps(unit: Unit, obstacle) -> bool:
+    """Whether a kernel with the obstacle still runs as written when its items' blocks run as launched: its
+    barriers, shared memory and warp intrinsics see the same threads, and a callee's `threadIdx` and
+    `blockDim` are the item's (one-dimensional blocks of the same size)."""
+    return obstacle.rule in _COOPERATING or (obstacle.rule is rules.CHILD_HIDDEN_BUILTINS
+                                             and unit.text(obstacle.node) in _SAME_AS_LAUNCHED)
+
+
+def _divergent_return(unit: Unit, function: Function) -> Node | None:
+    """A return of the kernel's body under a condition that may differ between its threads."""
+    assert function.body is not None   # a kernel that launches
+    divergent = divergence.of_function(unit, function.node)
+    for node in walk(function.body):
+        if node.type != "return_statement":
+            continue
+        outer = node.parent
+        while outer is not None and outer != function.body:
+            condition = outer.child_by_field_name("condition")
+            if outer.type in _CONDITIONAL and condition is not None and divergent.why(unit, condition) is not None:
+                return node
+            outer = outer.parent
+    return None
+
+
 def _why_not(rule: Rule, kernel: str, reason: str, line: int) -> Problem:
     """A problem said by a rule whose message is `{reason}{outcome}`, at the consldt clause."""
     return Problem(rule, None, dict(kernel=kernel, reason=reason, outcome=_OUTCOME, line=line), line)
@@ -437,10 +499,19 @@ def _recursion_problem(context: Context, recursion: Recursion) -> Problem | None
     for member in recursion.members:
         function = member.function
         name, line = function.name, unit.source.line_of(function.node.start_byte)
-        obstacle = next((o for o in member.child.obstacles if o.rule in _REFUSED and o.node not in calls), None)
+        obstacle = next((o for o in member.child.obstacles if o.rule in _REFUSED and o.node not in calls
+                         and not (recursion.as_launched is not None and _as_launched_keeps(unit, o))), None)
         if obstacle is not None:
             reason, at = children.obstacle_reason(unit, obstacle, member.sites[0])
             return _why_not(obstacle.rule, name, reason + _REFUSED[obstacle.rule], at)
+        synchronises = any(o.rule is rules.CHILD_BARRIER for o in member.child.obstacles)
+        leaving = _divergent_return(unit, function) if recursion.as_launched is not None and synchronises else None
+        if leaving is not None:
+            at = unit.source.line_of(leaving.start_byte)
+            return _why_not(rules.CHILD_BARRIER, name, f"'{name}' synchronises its threads, and the return at line {at} "
+                            "may be taken by some threads of a block and not others: a consumer runs an item's "
+                            "blocks one after another in the same threads, which cannot leave the block as an "
+                            "exiting thread leaves its barriers", at)
         if function.template_parameters is not None:
             return _why_not(rules.CHILD_UNSUPPORTED, name, f"'{name}' is a template, whose work queue would be one per "
                             "instantiation (not written by pdcc yet)", line)
@@ -687,12 +758,15 @@ def _build(context: Context, recursion: Recursion) -> None:
     granularity = recursion.sites[0].directive.clause(Consolidate)
     assert granularity is not None   # a consolidated site
     once = [ir.name(lead.child.parameters[i].name) for i in lead.uniform]  # mutual recursions pass none once
-    done = functools.partial(templates.statement, _LEVEL_DONE, queue=lead.queue, threads=ir.name(f"PDCC_THREADS_{s}"),
+    threads = templates.expression(recursion.as_launched or f"PDCC_THREADS_{s}")
+    done = functools.partial(templates.statement, _LEVEL_DONE, queue=lead.queue, threads=threads,
                              blocks=ir.name(f"PDCC_BLOCKS_{s}"), consumer=ir.name(lead.symbol("level")), once=once,
                              others=[m.queue for m in recursion.members[1:]])
     runs = tuple(templates.statement(_RUN_LEVEL, queue=m.queue, item=ir.name(m.symbol("item")), once=once)
                  for m in recursion.members)
     per_item = {"a thread" if m.thread_per_item else "a block" for m in recursion.members}
+    if recursion.as_launched is not None:
+        per_item = {f"the blocks of an item one after another, as launched ({recursion.as_launched} threads), in a block"}
     consumer = ir.Function("static __global__", lead.symbol("level"),
                            ("const pdcc::Level pdcc_level", *(lead.child.parameters[i].declaration for i in lead.uniform)),
                            templates.block(_CONSUMER, runs=runs, done=done(level=ir.name("pdcc_level"))),
@@ -715,7 +789,8 @@ def _build_member(context: Context, recursion: Recursion, member: Member, granul
                                           for i, p in enumerate(parameters)) + ">"
     context.place_before(lead.function, ir.Variable(
         "static __device__", f"pdcc::WorkQueue<{record}, PDCC_POOL_BYTES_{s}, {_GROUPS[granularity]}, "
-        f"PDCC_BUFFER_{s}, {'true' if member.thread_per_item else 'false'}>", f"pdcc_queue_{function.name}",
+        f"PDCC_BUFFER_{s}, {'true' if member.thread_per_item else 'false'}"
+        f"{', true' if recursion.as_launched is not None else ''}>", f"pdcc_queue_{function.name}",
         f"the work items of '{function.name}', two levels of them (pdcc_rt.cuh)"))
     declarations = tuple(p.declaration for p in parameters)
     bounds = launch_bounds(context, member.child)  # the kernel's own, else every block size

@@ -29,7 +29,7 @@ from pragmadp import ir
 from pragmadp.analysis import thread_count
 from pragmadp.cgen import templates
 from pragmadp.cuda.frontend import Node, Site
-from pragmadp.directives import Threshold
+from pragmadp.directives import Coarsen, Consolidate, Threshold
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
 from pragmadp.transforms import child as children
@@ -122,8 +122,11 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     if child.obstacles and plan.serial is None:  # (a consolidated recursion's serial form is consolidation's)
         obstacle = child.obstacles[0]
         reason, line = children.obstacle_reason(unit, obstacle, site)
+        others = any(isinstance(c, (Coarsen, Consolidate)) for c in site.directive.clauses)
+        outcome = "; no launch runs in the launching thread (the other clauses still apply)" if others \
+            else "; the launch is left as written"
         return Missed((context.remark(Kind.MISSED, obstacle.rule, clause.span, child=child.name, reason=reason,
-                                      outcome="; the launch is left as written", line=line),))
+                                      outcome=outcome, line=line),))
     stream = launch.config[3] if len(launch.config) > 3 else None
     if stream is not None and unit.text(stream) not in _UNORDERED_STREAMS:
         return Missed((context.remark(Kind.MISSED, rules.STREAM_ORDER, clause.span, stream=unit.text(stream),

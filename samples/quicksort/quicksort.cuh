@@ -128,6 +128,7 @@ __device__ inline Split partition_block(const unsigned* src, unsigned* dst, unsi
     gt_total += total >> 16;
   }
   for (int i = lo + lt_total + (int)threadIdx.x; i < hi - gt_total; i += kBlock) sorted[i] = pivot;
+  __syncthreads();  // dst is read next by the whole block (a small side's sort), not only by its writers
   return {lt_total, gt_total};
 }
 

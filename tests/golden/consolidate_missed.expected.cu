@@ -1,7 +1,7 @@
 #line 1 "consolidate_missed.cu"
 // Recursions pdcc leaves as written, each with a remark: post-work (the statement after the launch reads
 // what the launched grids write), a self-launch without a base case, a kernel that another kernel
-// launches too, and a child that synchronises its threads.
+// launches too, and a child that synchronises its threads after a return only some of them take.
 __global__ void sum_tree(const int* left, const int* right, int* sum, int node) {
   int l = left[node], r = right[node];
   if (l >= 0) {
@@ -35,6 +35,7 @@ __global__ void start(int* x, int n) {
 
 __global__ void tiled(float* data, int n) {
   __shared__ float tile[32];
+  if (threadIdx.x >= n) return;
   tile[threadIdx.x] = data[threadIdx.x];
   __syncthreads();
   data[threadIdx.x] = tile[31 - threadIdx.x];
