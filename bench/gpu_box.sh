@@ -139,9 +139,10 @@ if [ "$mode" = meld ]; then
 fi
 if [ "$mode" = recursion ]; then
   if [ "${SKIP_TESTS:-0}" != 1 ]; then
-    echo "== consolidated recursions: recursion check (10 and 10,000 levels), recursive samples built by pdcc"
+    echo "== consolidated recursions: recursion and as-launched checks (10 and 10,000 levels), recursive samples"
     within python3 -m pytest -q -m gpu -rA -p no:cacheprovider tests/test_recursive_samples.py \
       "tests/test_cuda_programs.py::test_consolidated_recursions_visit_every_item_once_at_any_depth" \
+      "tests/test_cuda_programs.py::test_recursions_that_synchronise_their_blocks_run_as_launched_at_any_depth" \
       >"$out/recursion-tests.log" 2>&1
     rc=$?
     note "recursion tests (exit $rc): $(tail -1 "$out/recursion-tests.log")"
