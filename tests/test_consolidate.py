@@ -74,8 +74,8 @@ def test_threads_and_blocks_configure_the_consumer_and_are_not_unsupported_claus
     result = walk("consldt(grid) threads(64) blocks(NUM_BLOCKS)")
     assert not remarks(result, "PDCC600")
     assert "#define PDCC_THREADS_walk_0 64\n" in result.text and "#define PDCC_BLOCKS_walk_0 NUM_BLOCKS\n" in result.text
-    assert "pdcc_queue_walk.level_done(pdcc_level, PDCC_THREADS_walk_0, PDCC_BLOCKS_walk_0, " \
-           "pdcc::level_launch(walk__pdcc_level, child_ptr, children, depth));" in result.text
+    assert "pdcc_queue_walk.next_level(pdcc_level, PDCC_THREADS_walk_0, PDCC_BLOCKS_walk_0, " \
+           "pdcc::level_launch(walk__pdcc_level, child_ptr, children, depth))" in result.text
 
 
 def test_a_consumer_block_past_1024_threads_is_an_error_at_the_clause():
@@ -208,7 +208,7 @@ def test_children_whose_threads_cooperate_run_block_by_block_as_launched(body: s
     (applied,) = remarks(result, "PDCC570")
     assert "run block by block, as launched, by a consumer of 128 threads per block" in applied.message
     assert "PDCC_BUFFER_walk_0, false, true> pdcc_queue_walk;" in result.text
-    assert "pdcc_queue_walk.level_done(pdcc_level, 128, PDCC_BLOCKS_walk_0," in result.text
+    assert "pdcc_queue_walk.next_level(pdcc_level, 128, PDCC_BLOCKS_walk_0," in result.text
     assert "PDCC_THREADS_walk_0" not in result.text
     assert not [r for r in result.remarks if r.kind.value == "missed"]
 
@@ -426,12 +426,12 @@ def test_kernels_that_launch_each_other_are_consolidated_together():
     assert "pdcc::Record<int*, int, float>, PDCC_POOL_BYTES_ping_0, pdcc::kBlockGroups, PDCC_BUFFER_ping_0, false> pdcc_queue_pong" in text
     assert "pdcc_queue_pong.append(pdcc_level, pong__pdcc_direct, pdcc_grid, pdcc_block, x, n - 1, 0.5f);" in text
     assert "pdcc_queue_ping.append(pdcc_level, ping__pdcc_direct, pdcc_grid, pdcc_block, x, n - 1);" in text
-    consumer = text[text.index("void __launch_bounds__(1024) ping__pdcc_level(const pdcc::Level pdcc_level)\n{"):]
-    assert consumer.splitlines()[2:5] == [
-        "  pdcc_queue_ping.run_level(pdcc_level, ping__pdcc_item);",
-        "  pdcc_queue_pong.run_level(pdcc_level, pong__pdcc_item);",
-        "  pdcc_queue_ping.level_done(pdcc_level, PDCC_THREADS_ping_0, PDCC_BLOCKS_ping_0, "
-        "pdcc::level_launch(ping__pdcc_level), pdcc_queue_pong);"]
+    consumer = text[text.index("void __launch_bounds__(1024) ping__pdcc_level(pdcc::Level pdcc_level)\n{"):]
+    assert consumer.splitlines()[3:6] == [
+        "    pdcc_queue_ping.run_level(pdcc_level, ping__pdcc_item);",
+        "    pdcc_queue_pong.run_level(pdcc_level, pong__pdcc_item);",
+        "    if (!pdcc_queue_ping.next_level(pdcc_level, PDCC_THREADS_ping_0, PDCC_BLOCKS_ping_0, "
+        "pdcc::level_launch(ping__pdcc_level), pdcc_queue_pong)) return;"]
     assert "pong__pdcc_level" not in text  # no second consumer
     assert not [r for r in result.remarks if r.kind.value == "missed"]
 

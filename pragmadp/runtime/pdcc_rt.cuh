@@ -729,6 +729,21 @@ __device__ auto level_launch(Kernel kernel, Once... once) {
 
 constexpr unsigned long long kMaxGridBlocks = 0x7fffffffull;  // gridDim.x
 
+// Blocks a consumer grid may have and still wait for one another at a level's end: one per SM, which the
+// GPU always holds at once (a grid that waits with more could keep its last blocks from ever starting).
+static __device__ unsigned resident_consumer_blocks;
+__device__ inline unsigned resident_blocks() {
+  unsigned sms = *(volatile unsigned*)&resident_consumer_blocks;
+  if (sms == 0u) {
+    int device = 0, count = 1;
+    (void)cudaGetDevice(&device);
+    (void)cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+    sms = count > 0 ? (unsigned)count : 1u;
+    resident_consumer_blocks = sms;
+  }
+  return sms;
+}
+
 // One consolidated kernel's device memory: two queues of items (a zero-initialised __device__ variable;
 // two recursions of the same kernel must not run at once). `Bytes` in all, half per queue. A level may
 // append `PerGroup` items (buffer's CAP; 0: as many as a queue holds) per group (G: warp, block or grid)
@@ -745,7 +760,11 @@ struct WorkQueue {
 
   unsigned long long count[2];   // items appended to each queue; those past its capacity were launched directly
   unsigned long long groups[2];  // the warps or blocks of those items' grids (grid groups: one per item, the count)
+  unsigned long long direct[2];  // items of each queue launched as grids of their own
   unsigned blocks_done;          // blocks of the running level that are done
+  unsigned generation;           // levels a consumer grid went on with in place (its blocks wait for the next)
+  bool stays;                    // whether it did, at the last one
+  Level continued;               // and with which level
   alignas(128) unsigned char storage[2][kItems * sizeof(Record)];
 
   __device__ Record* items(unsigned parity) { return reinterpret_cast<Record*>(storage[parity]); }
@@ -795,9 +814,11 @@ struct WorkQueue {
     const Level own = {level.index, ~0ull};
     if (slot < kItems) {
       const bool launched = pdcc::launched([&] { direct<<<grid, block>>>(own, arguments...); });
+      if (launched) atomicAdd(&this->direct[parity], 1ull);
       ::new (items(parity) + slot) Record(launched ? dim3(0u, 0u, 0u) : grid, block, arguments...);
       return;
     }
+    atomicAdd(&this->direct[parity], 1ull);
     pdcc::hold_launch();
     pdcc::launch_item(direct, own, grid, block, arguments...);
   }
@@ -839,46 +860,101 @@ struct WorkQueue {
   __device__ unsigned long long launches(unsigned index) const {
     return G == kGridGroup ? appended(index) : *(volatile const unsigned long long*)&groups[(index + 1u) & 1u];
   }
+  __device__ unsigned long long launched(unsigned index) const {
+    return *(volatile const unsigned long long*)&direct[(index + 1u) & 1u];
+  }
   __device__ unsigned long long blocks_wanted(unsigned index, unsigned threads) const {
     const unsigned long long stored = appended(index) < kItems ? appended(index) : kItems;
     return ThreadPerItem ? (stored + threads - 1u) / threads : stored;
   }
   // Empties the queue level `index` ran: it takes the level after next.
-  __device__ void level_ran(unsigned index) { count[index & 1u] = groups[index & 1u] = 0ull; }
+  __device__ void level_ran(unsigned index) { count[index & 1u] = groups[index & 1u] = direct[index & 1u] = 0ull; }
 
-  // Called by every thread of a level's grid when it is done: the level's last block empties the queue
-  // the level ran and, when the level appended anything, tail-launches the next level's consumer with
-  // `blocks` blocks (0: enough for its items) of `threads` threads. `others`: the queues of the other
-  // kernels of a mutual recursion, whose levels run in the same grids (one consumer runs every queue's
-  // items of a level), so the level is over for all of them at once. A failed tail launch is retried with
-  // back-off; past kLaunchRetryLimitNs per wait __trap() stops the program rather than losing work.
+  // Called by every thread of the grid the program launched (level 0) when it is done: its last block
+  // tail-launches the consumer of level 1 when level 0 appended anything (see finish_level).
   template <typename Launch, typename... Others>
   __device__ void level_done(const Level& level, unsigned threads, unsigned blocks, Launch launch, Others&... others) {
+    Level at = level;
+    (void)finish_level(at, threads, blocks, false, launch, others...);
+  }
+
+  // Called by every thread of a consumer grid when its level is done: true when the grid goes on with the
+  // next level itself (`level` is then that level), false when it is over (the recursion ended, or the
+  // next level was tail-launched).
+  template <typename Launch, typename... Others>
+  __device__ bool next_level(Level& level, unsigned threads, unsigned blocks, Launch launch, Others&... others) {
+    return finish_level(level, threads, blocks, true, launch, others...);
+  }
+
+  // The end of a level, in every thread of its grid: the last block to finish empties the queue the level
+  // ran and, when the level appended anything, starts the next with `blocks` blocks (0: enough for its
+  // items) of `threads` threads. `others`: the queues of the other kernels of a mutual recursion, whose
+  // levels run in the same grids (one consumer runs every queue's items of a level), so the level is over
+  // for all of them at once. A consumer grid of at most one block per SM (`may_stay`) waits for the last
+  // block at a barrier and goes on with the next level in place when that level wants no more blocks and
+  // launched no grid of its own: a narrow level then costs a barrier (~3 us on an H200) instead of a tail
+  // launch (~14 us), bench/probes/level_chaining.cu. Else the next level is tail-launched: a tail launch
+  // starts once this grid and all its children are done, so grids launched directly are waited for too. A
+  // failed tail launch is retried with back-off; past kLaunchRetryLimitNs per wait __trap() stops the
+  // program rather than losing work.
+  template <typename Launch, typename... Others>
+  __device__ bool finish_level(Level& level, unsigned threads, unsigned blocks, bool may_stay, Launch launch,
+                               Others&... others) {
+    __shared__ bool stay;
+    __shared__ Level next_here;
     __syncthreads();
-    if (linear_thread() != 0u) return;
-    __threadfence();
-    if (atomicAdd(&blocks_done, 1u) != grid_blocks() - 1u) return;
-    __threadfence();  // acquire: the appends of every other block of the level
-    blocks_done = 0u;
-    level_ran(level.index);
-    (others.level_ran(level.index), ...);
-    const unsigned long long appended_all = (appended(level.index) + ... + others.appended(level.index));
-    if (appended_all == 0ull) return;  // nothing appended: the recursion is over
-    const unsigned long long launches_all = (launches(level.index) + ... + others.launches(level.index));
-    // Enough blocks for the largest queue's items stored so far (the consumer runs each queue with all
-    // its blocks); grids this level launched directly may still append, and the consumer's loops stride
-    // over those too.
-    unsigned long long wanted = blocks_wanted(level.index, threads);
-    ((wanted = others.blocks_wanted(level.index, threads) > wanted ? others.blocks_wanted(level.index, threads) : wanted),
-     ...);
-    if (blocks) wanted = blocks;
-    wanted = wanted < 1ull ? 1ull : wanted < kMaxGridBlocks ? wanted : kMaxGridBlocks;
-    const Level next = {level.index + 1u, launches_all};
-    (void)cudaGetLastError();
-    for (unsigned wait = 64; launch((unsigned)wanted, threads, next) != cudaSuccess; wait *= 2) {
-      if (wait > kLaunchRetryLimitNs) __trap();
-      __nanosleep(wait);
+    const bool waits = may_stay && grid_blocks() <= resident_blocks();
+    if (linear_thread() == 0u) {
+      stay = false;
+      const unsigned generation_before = *(volatile unsigned*)&generation;
+      __threadfence();
+      if (atomicAdd(&blocks_done, 1u) == grid_blocks() - 1u) {
+        __threadfence();  // acquire: the appends of every other block of the level
+        blocks_done = 0u;
+        level_ran(level.index);
+        (others.level_ran(level.index), ...);
+        const unsigned long long appended_all = (appended(level.index) + ... + others.appended(level.index));
+        const unsigned long long launches_all = (launches(level.index) + ... + others.launches(level.index));
+        const unsigned long long direct_all = (launched(level.index) + ... + others.launched(level.index));
+        // Enough blocks for the largest queue's items stored so far (the consumer runs each queue with all
+        // its blocks); grids this level launched directly may still append, and the consumer's loops
+        // stride over those too.
+        unsigned long long wanted = blocks_wanted(level.index, threads);
+        ((wanted = others.blocks_wanted(level.index, threads) > wanted ? others.blocks_wanted(level.index, threads)
+                                                                        : wanted),
+         ...);
+        if (blocks) wanted = blocks;
+        wanted = wanted < 1ull ? 1ull : wanted < kMaxGridBlocks ? wanted : kMaxGridBlocks;
+        const Level next = {level.index + 1u, launches_all};
+        const bool here = waits && appended_all != 0ull && direct_all == 0ull && wanted <= grid_blocks();
+        if (appended_all != 0ull && !here) {
+          (void)cudaGetLastError();
+          for (unsigned wait = 64; launch((unsigned)wanted, threads, next) != cudaSuccess; wait *= 2) {
+            if (wait > kLaunchRetryLimitNs) __trap();
+            __nanosleep(wait);
+          }
+        }
+        if (waits) {  // let the other blocks go, on with the next level or out
+          continued = next;
+          stays = here;
+          __threadfence();
+          atomicAdd(&generation, 1u);
+        }
+      } else if (waits) {
+        for (unsigned wait = 32; *(volatile unsigned*)&generation == generation_before; wait = wait < 256u ? wait * 2u : wait)
+          __nanosleep(wait);
+        __threadfence();  // acquire: the level the last block chose, and every block's appends
+      }
+      if (waits && *(volatile bool*)&stays) {
+        stay = true;
+        next_here.index = *(volatile unsigned*)&continued.index;
+        next_here.groups = *(volatile unsigned long long*)&continued.groups;
+      }
     }
+    __syncthreads();
+    if (!stay) return false;
+    level = next_here;
+    return true;
   }
 };
 #endif  // PDCC_RT_NO_DEVICE_RUNTIME

@@ -19,7 +19,9 @@ built-ins, the sites rewritten the same way) for every (block, thread) of every 
 when the launch is `<<<1, 1>>>`, else a block per item. Each consumer's last block tail-launches the
 next level until one appends nothing. A tail launch starts once its grid and that grid's children are
 done and keeps no launch of the levels before pending, so the recursion may be as deep as it likes
-without device synchronization. An item past its level's buffer is launched directly (`walk__pdcc_direct`,
+without device synchronization. A consumer grid of at most one block per SM goes on with a narrow next
+level itself, its blocks waiting at a grid barrier (cheaper than a tail launch). An item past its
+level's buffer is launched directly (`walk__pdcc_direct`,
 through the launch budget; when the budget is spent it stays in the queue's memory, which the next level's
 consumer runs whole; a full queue's item is launched, retried). The protocol is `pdcc::WorkQueue` in the
 runtime header.
@@ -96,8 +98,11 @@ _WRAPPER = """\
 _RUN_LEVEL = "{queue}.run_level(pdcc_level, {item}, {once});"
 _CONSUMER = """\
 {
-  {runs};
-  {done};
+  for (;;) {
+    {runs};
+    if (!{queue}.next_level(pdcc_level, {threads}, {blocks}, pdcc::level_launch({consumer}, {once}), {others}))
+      return;
+  }
 }"""
 _DIRECT = """\
 {
@@ -768,10 +773,13 @@ def _build(context: Context, recursion: Recursion) -> None:
     if recursion.as_launched is not None:
         per_item = {f"the blocks of an item one after another, as launched ({recursion.as_launched} threads), in a block"}
     consumer = ir.Function("static __global__", lead.symbol("level"),
-                           ("const pdcc::Level pdcc_level", *(lead.child.parameters[i].declaration for i in lead.uniform)),
-                           templates.block(_CONSUMER, runs=runs, done=done(level=ir.name("pdcc_level"))),
-                           "", f"the consumer of one level of {recursion.names}: the items appended at the level "
-                           f"before, {' or '.join(sorted(per_item))} per item (pdcc_rt.cuh)", f"__launch_bounds__({MAX_THREADS})")
+                           ("pdcc::Level pdcc_level", *(lead.child.parameters[i].declaration for i in lead.uniform)),
+                           templates.block(_CONSUMER, runs=runs, queue=lead.queue, threads=threads,
+                                           blocks=ir.name(f"PDCC_BLOCKS_{s}"), consumer=ir.name(lead.symbol("level")),
+                                           once=once, others=[m.queue for m in recursion.members[1:]]),
+                           "", f"the consumer of {recursion.names}: the items appended at the level before, "
+                           f"{' or '.join(sorted(per_item))} per item, level after level while they are few "
+                           "(pdcc_rt.cuh)", f"__launch_bounds__({MAX_THREADS})")
     if len(recursion.members) > 1:
         context.place_before(lead.function, ir.Prototype(consumer))
     for member in recursion.members:

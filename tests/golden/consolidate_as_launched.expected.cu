@@ -63,11 +63,13 @@ static __global__ void __launch_bounds__(1024) reverse_tiles__pdcc_direct(const 
   reverse_tiles__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, data, n);
 }
 
-// pdcc: the consumer of one level of 'reverse_tiles': the items appended at the level before, the blocks of an item one after another, as launched (kTile threads), in a block per item (pdcc_rt.cuh)
-static __global__ void __launch_bounds__(1024) reverse_tiles__pdcc_level(const pdcc::Level pdcc_level)
+// pdcc: the consumer of 'reverse_tiles': the items appended at the level before, the blocks of an item one after another, as launched (kTile threads), in a block per item, level after level while they are few (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) reverse_tiles__pdcc_level(pdcc::Level pdcc_level)
 {
-  pdcc_queue_reverse_tiles.run_level(pdcc_level, reverse_tiles__pdcc_item);
-  pdcc_queue_reverse_tiles.level_done(pdcc_level, kTile, PDCC_BLOCKS_reverse_tiles_0, pdcc::level_launch(reverse_tiles__pdcc_level));
+  for (;;) {
+    pdcc_queue_reverse_tiles.run_level(pdcc_level, reverse_tiles__pdcc_item);
+    if (!pdcc_queue_reverse_tiles.next_level(pdcc_level, kTile, PDCC_BLOCKS_reverse_tiles_0, pdcc::level_launch(reverse_tiles__pdcc_level))) return;
+  }
 }
 
 // pdcc: 'reverse_tiles' as launched: level 0 of the recursion, then the levels its items make

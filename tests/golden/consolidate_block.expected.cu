@@ -70,11 +70,13 @@ static __global__ void __launch_bounds__(1024) traverse__pdcc_direct(const pdcc:
   traverse__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, child_ptr, children, value, depth, path_sum, node);
 }
 
-// pdcc: the consumer of one level of 'traverse': the items appended at the level before, a block per item (pdcc_rt.cuh)
-static __global__ void __launch_bounds__(1024) traverse__pdcc_level(const pdcc::Level pdcc_level, const int* child_ptr, const int* children, const int* value, int* depth, int* path_sum)
+// pdcc: the consumer of 'traverse': the items appended at the level before, a block per item, level after level while they are few (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) traverse__pdcc_level(pdcc::Level pdcc_level, const int* child_ptr, const int* children, const int* value, int* depth, int* path_sum)
 {
-  pdcc_queue_traverse.run_level(pdcc_level, traverse__pdcc_item, child_ptr, children, value, depth, path_sum);
-  pdcc_queue_traverse.level_done(pdcc_level, PDCC_THREADS_traverse_0, PDCC_BLOCKS_traverse_0, pdcc::level_launch(traverse__pdcc_level, child_ptr, children, value, depth, path_sum));
+  for (;;) {
+    pdcc_queue_traverse.run_level(pdcc_level, traverse__pdcc_item, child_ptr, children, value, depth, path_sum);
+    if (!pdcc_queue_traverse.next_level(pdcc_level, PDCC_THREADS_traverse_0, PDCC_BLOCKS_traverse_0, pdcc::level_launch(traverse__pdcc_level, child_ptr, children, value, depth, path_sum))) return;
+  }
 }
 
 // pdcc: 'traverse' as launched: level 0 of the recursion, then the levels its items make

@@ -63,11 +63,13 @@ static __global__ void __launch_bounds__(1024) halve__pdcc_direct(const pdcc::Le
   halve__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, visits, begin, end, level);
 }
 
-// pdcc: the consumer of one level of 'halve': the items appended at the level before, a block per item (pdcc_rt.cuh)
-static __global__ void __launch_bounds__(1024) halve__pdcc_level(const pdcc::Level pdcc_level, unsigned long long* visits)
+// pdcc: the consumer of 'halve': the items appended at the level before, a block per item, level after level while they are few (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) halve__pdcc_level(pdcc::Level pdcc_level, unsigned long long* visits)
 {
-  pdcc_queue_halve.run_level(pdcc_level, halve__pdcc_item, visits);
-  pdcc_queue_halve.level_done(pdcc_level, PDCC_THREADS_halve_0, PDCC_BLOCKS_halve_0, pdcc::level_launch(halve__pdcc_level, visits));
+  for (;;) {
+    pdcc_queue_halve.run_level(pdcc_level, halve__pdcc_item, visits);
+    if (!pdcc_queue_halve.next_level(pdcc_level, PDCC_THREADS_halve_0, PDCC_BLOCKS_halve_0, pdcc::level_launch(halve__pdcc_level, visits))) return;
+  }
 }
 
 // pdcc: 'halve' as launched: level 0 of the recursion, then the levels its items make

@@ -66,11 +66,13 @@ static __global__ void __launch_bounds__(1024) visit__pdcc_direct(const pdcc::Le
   visit__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, nodes, total, node, scale);
 }
 
-// pdcc: the consumer of one level of 'visit': the items appended at the level before, a block per item (pdcc_rt.cuh)
-static __global__ void __launch_bounds__(1024) visit__pdcc_level(const pdcc::Level pdcc_level, const Node* nodes, float* total)
+// pdcc: the consumer of 'visit': the items appended at the level before, a block per item, level after level while they are few (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) visit__pdcc_level(pdcc::Level pdcc_level, const Node* nodes, float* total)
 {
-  pdcc_queue_visit.run_level(pdcc_level, visit__pdcc_item, nodes, total);
-  pdcc_queue_visit.level_done(pdcc_level, PDCC_THREADS_visit_0, PDCC_BLOCKS_visit_0, pdcc::level_launch(visit__pdcc_level, nodes, total));
+  for (;;) {
+    pdcc_queue_visit.run_level(pdcc_level, visit__pdcc_item, nodes, total);
+    if (!pdcc_queue_visit.next_level(pdcc_level, PDCC_THREADS_visit_0, PDCC_BLOCKS_visit_0, pdcc::level_launch(visit__pdcc_level, nodes, total))) return;
+  }
 }
 
 // pdcc: 'visit' as launched: level 0 of the recursion, then the levels its items make

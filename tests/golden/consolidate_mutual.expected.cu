@@ -7,7 +7,7 @@
 __global__ void visit_odd(const int* child_ptr, const int* children, int* depth, float* weight, float scale, int node);
 
 #line 1 "consolidate_mutual.cu"
-static __global__ void __launch_bounds__(1024) visit_even__pdcc_level(const pdcc::Level pdcc_level);
+static __global__ void __launch_bounds__(1024) visit_even__pdcc_level(pdcc::Level pdcc_level);
 static __global__ void __launch_bounds__(1024) visit_even__pdcc_direct(const pdcc::Level pdcc_level, const int* child_ptr, const int* children, int* depth, float* weight, int node);
 static __global__ void __launch_bounds__(1024) visit_odd__pdcc_direct(const pdcc::Level pdcc_level, const int* child_ptr, const int* children, int* depth, float* weight, float scale, int node);
 #ifndef PDCC_POOL_BYTES_visit_even_0
@@ -129,12 +129,14 @@ static __global__ void __launch_bounds__(1024) visit_odd__pdcc_direct(const pdcc
   visit_odd__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, child_ptr, children, depth, weight, scale, node);
 }
 
-// pdcc: the consumer of one level of 'visit_even' and 'visit_odd': the items appended at the level before, a block per item (pdcc_rt.cuh)
-static __global__ void __launch_bounds__(1024) visit_even__pdcc_level(const pdcc::Level pdcc_level)
+// pdcc: the consumer of 'visit_even' and 'visit_odd': the items appended at the level before, a block per item, level after level while they are few (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) visit_even__pdcc_level(pdcc::Level pdcc_level)
 {
-  pdcc_queue_visit_even.run_level(pdcc_level, visit_even__pdcc_item);
-  pdcc_queue_visit_odd.run_level(pdcc_level, visit_odd__pdcc_item);
-  pdcc_queue_visit_even.level_done(pdcc_level, PDCC_THREADS_visit_even_0, PDCC_BLOCKS_visit_even_0, pdcc::level_launch(visit_even__pdcc_level), pdcc_queue_visit_odd);
+  for (;;) {
+    pdcc_queue_visit_even.run_level(pdcc_level, visit_even__pdcc_item);
+    pdcc_queue_visit_odd.run_level(pdcc_level, visit_odd__pdcc_item);
+    if (!pdcc_queue_visit_even.next_level(pdcc_level, PDCC_THREADS_visit_even_0, PDCC_BLOCKS_visit_even_0, pdcc::level_launch(visit_even__pdcc_level), pdcc_queue_visit_odd)) return;
+  }
 }
 
 // pdcc: 'visit_odd' as launched: level 0 of the recursion, then the levels its items make

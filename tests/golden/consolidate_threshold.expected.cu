@@ -141,11 +141,13 @@ static __global__ void __launch_bounds__(1024) descend__pdcc_direct(const pdcc::
   descend__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, child_ptr, children, count, node, weight);
 }
 
-// pdcc: the consumer of one level of 'descend': the items appended at the level before, a block per item (pdcc_rt.cuh)
-static __global__ void __launch_bounds__(1024) descend__pdcc_level(const pdcc::Level pdcc_level, const int* child_ptr, const int* children, int* count)
+// pdcc: the consumer of 'descend': the items appended at the level before, a block per item, level after level while they are few (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) descend__pdcc_level(pdcc::Level pdcc_level, const int* child_ptr, const int* children, int* count)
 {
-  pdcc_queue_descend.run_level(pdcc_level, descend__pdcc_item, child_ptr, children, count);
-  pdcc_queue_descend.level_done(pdcc_level, PDCC_THREADS_descend_0, PDCC_BLOCKS_descend_0, pdcc::level_launch(descend__pdcc_level, child_ptr, children, count));
+  for (;;) {
+    pdcc_queue_descend.run_level(pdcc_level, descend__pdcc_item, child_ptr, children, count);
+    if (!pdcc_queue_descend.next_level(pdcc_level, PDCC_THREADS_descend_0, PDCC_BLOCKS_descend_0, pdcc::level_launch(descend__pdcc_level, child_ptr, children, count))) return;
+  }
 }
 
 // pdcc: 'descend' as launched: level 0 of the recursion, then the levels its items make

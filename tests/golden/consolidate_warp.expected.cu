@@ -92,11 +92,13 @@ static __global__ void __launch_bounds__(1024) split__pdcc_direct(const pdcc::Le
   split__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, data, lo, hi, cutoff);
 }
 
-// pdcc: the consumer of one level of 'split': the items appended at the level before, a thread per item (pdcc_rt.cuh)
-static __global__ void __launch_bounds__(1024) split__pdcc_level(const pdcc::Level pdcc_level, float* data, int cutoff)
+// pdcc: the consumer of 'split': the items appended at the level before, a thread per item, level after level while they are few (pdcc_rt.cuh)
+static __global__ void __launch_bounds__(1024) split__pdcc_level(pdcc::Level pdcc_level, float* data, int cutoff)
 {
-  pdcc_queue_split.run_level(pdcc_level, split__pdcc_item, data, cutoff);
-  pdcc_queue_split.level_done(pdcc_level, PDCC_THREADS_split_0, PDCC_BLOCKS_split_0, pdcc::level_launch(split__pdcc_level, data, cutoff));
+  for (;;) {
+    pdcc_queue_split.run_level(pdcc_level, split__pdcc_item, data, cutoff);
+    if (!pdcc_queue_split.next_level(pdcc_level, PDCC_THREADS_split_0, PDCC_BLOCKS_split_0, pdcc::level_launch(split__pdcc_level, data, cutoff))) return;
+  }
 }
 
 // pdcc: 'split' as launched: level 0 of the recursion, then the levels its items make
