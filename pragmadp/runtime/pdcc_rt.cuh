@@ -731,6 +731,7 @@ constexpr unsigned long long kMaxGridBlocks = 0x7fffffffull;  // gridDim.x
 
 // Blocks a consumer grid may have and still wait for one another at a level's end: one per SM, which the
 // GPU always holds at once (a grid that waits with more could keep its last blocks from ever starting).
+constexpr unsigned kMaxResidentBlocks = 1024u;  // more SMs than any GPU has: grids past it are not asked
 static __device__ unsigned resident_consumer_blocks;
 __device__ inline unsigned resident_blocks() {
   unsigned sms = *(volatile unsigned*)&resident_consumer_blocks;
@@ -903,10 +904,11 @@ struct WorkQueue {
     __shared__ bool stay;
     __shared__ Level next_here;
     __syncthreads();
-    const bool waits = may_stay && grid_blocks() <= resident_blocks();
+    // (A wide grid never waits, and pays no load for it: most of its blocks are gone before it ends.)
+    const bool waits = may_stay && grid_blocks() <= kMaxResidentBlocks && grid_blocks() <= resident_blocks();
     if (linear_thread() == 0u) {
-      stay = false;
-      const unsigned generation_before = *(volatile unsigned*)&generation;
+      if (waits) stay = false;
+      const unsigned generation_before = waits ? *(volatile unsigned*)&generation : 0u;
       __threadfence();
       if (atomicAdd(&blocks_done, 1u) == grid_blocks() - 1u) {
         __threadfence();  // acquire: the appends of every other block of the level
@@ -951,6 +953,7 @@ struct WorkQueue {
         next_here.groups = *(volatile unsigned long long*)&continued.groups;
       }
     }
+    if (!waits) return false;
     __syncthreads();
     if (!stay) return false;
     level = next_here;
