@@ -750,13 +750,13 @@ __device__ inline unsigned resident_blocks() {
 // append `PerGroup` items (buffer's CAP; 0: as many as a queue holds) per group (G: warp, block or grid)
 // of the launches it runs: of its items' grids, or of the grid the program launched at level 0.
 // `ThreadPerItem`: a consumer thread runs a whole item, else a consumer block does. `AsLaunched`: the
-// consumer's blocks have the items' block size, and each runs the blocks of its items one after another,
-// its thread t as thread t of each: a kernel whose threads synchronise, share memory or talk within their
-// warps runs as it was launched.
+// consumer's blocks have the items' block size, and an item is stored once per block of its grid (with
+// that block's index), so each consumer block runs one block of an item, its thread t as thread t: a
+// kernel whose threads synchronise, share memory or talk within their warps runs as it was launched.
 template <typename Record, unsigned long long Bytes, unsigned G, unsigned long long PerGroup, bool ThreadPerItem,
           bool AsLaunched = false>
 struct WorkQueue {
-  static constexpr unsigned long long kItems = Bytes / 2ull / sizeof(Record);  // per level
+  static constexpr unsigned long long kItems = Bytes / 2ull / (sizeof(Record) + (AsLaunched ? 4ull : 0ull));  // per level
   static_assert(kItems > 0, "the work queue cannot hold one item per level: raise its PDCC_POOL_BYTES");
 
   unsigned long long count[2];   // items appended to each queue; those past its capacity were launched directly
@@ -767,6 +767,7 @@ struct WorkQueue {
   bool stays;                    // whether it did, at the last one
   Level continued;               // and with which level
   alignas(128) unsigned char storage[2][kItems * sizeof(Record)];
+  unsigned block_of[2][AsLaunched ? kItems : 1ull];  // AsLaunched: the block of its item's grid a slot runs
 
   __device__ Record* items(unsigned parity) { return reinterpret_cast<Record*>(storage[parity]); }
 
@@ -789,6 +790,10 @@ struct WorkQueue {
   // their slots with one atomic for the lanes that append together.
   template <typename Kernel, typename... Arguments>
   __device__ void append(const Level& level, Kernel direct, dim3 grid, dim3 block, const Arguments&... arguments) {
+    if (AsLaunched) {
+      append_blocks(level, direct, grid, block, arguments...);
+      return;
+    }
     const unsigned parity = (level.index + 1u) & 1u;
     unsigned long long slot;
     if (G == kGridGroup) {
@@ -824,6 +829,32 @@ struct WorkQueue {
     pdcc::launch_item(direct, own, grid, block, arguments...);
   }
 
+  // AsLaunched: the item takes a slot per block of its grid, one atomic for them all, and each slot holds
+  // the item with the block it runs. An item past the level's buffer is launched directly (through the
+  // budget) and its slots are left empty (no blocks), or, when the budget is spent, stored all the same
+  // while the queue's memory lasts; past that it is launched whatever the budget says, retried.
+  template <typename Kernel, typename... Arguments>
+  __device__ void append_blocks(const Level& level, Kernel direct, dim3 grid, dim3 block, const Arguments&... arguments) {
+    const unsigned parity = (level.index + 1u) & 1u;
+    const unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
+    const unsigned long long slot = atomicAdd(&count[parity], blocks);
+    atomicAdd(&groups[parity], groups_of(grid, block));
+    const Level own = {level.index, ~0ull};
+    bool stored = slot + blocks <= capacity(level.groups);
+    if (!stored && slot + blocks <= kItems) {
+      stored = !pdcc::launched([&] { direct<<<grid, block>>>(own, arguments...); });
+      if (!stored) atomicAdd(&this->direct[parity], 1ull);
+    }
+    for (unsigned long long b = 0; b < blocks && slot + b < kItems; ++b) {
+      ::new (items(parity) + slot + b) Record(stored ? grid : dim3(0u, 0u, 0u), block, arguments...);
+      block_of[parity][slot + b] = (unsigned)b;
+    }
+    if (stored || slot + blocks <= kItems) return;
+    atomicAdd(&this->direct[parity], 1ull);
+    pdcc::hold_launch();
+    pdcc::launch_item(direct, own, grid, block, arguments...);
+  }
+
   // The consumer of a level: every item of its queue through `item` (the child's body), `once...` the
   // arguments the items share. A consumer thread runs a whole item, or a consumer block does.
   template <typename Item, typename... Once>
@@ -838,14 +869,12 @@ struct WorkQueue {
     } else if (AsLaunched) {
       for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x) {
         const Record& r = run[i];
+        if (r.grid.x * r.grid.y * r.grid.z == 0u) continue;  // launched directly: the slot is empty
         if (record_threads(r) != blockDim.x) __trap();  // pdcc launches the consumer with the items' block size
-        const unsigned long long blocks = (unsigned long long)r.grid.x * r.grid.y * r.grid.z;
-        for (unsigned long long b = 0; b < blocks; ++b) {
-          const uint3 block = unflatten_wide(b, r.grid), thread = unflatten(threadIdx.x, r.block);
-          pdcc::call_with_arguments(
-              [&](const auto&... arguments) { item(level, block, thread, r.grid, r.block, arguments...); }, r, once...);
-          __syncthreads();  // the next block's threads reuse this one's shared memory
-        }
+        const uint3 block = unflatten_wide(block_of[parity][i], r.grid), thread = unflatten(threadIdx.x, r.block);
+        pdcc::call_with_arguments(
+            [&](const auto&... arguments) { item(level, block, thread, r.grid, r.block, arguments...); }, r, once...);
+        __syncthreads();  // the block's next slot reuses this one's shared memory
       }
     } else {
       for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x)
@@ -858,8 +887,8 @@ struct WorkQueue {
   __device__ unsigned long long appended(unsigned index) const {
     return *(volatile const unsigned long long*)&count[(index + 1u) & 1u];
   }
-  __device__ unsigned long long launches(unsigned index) const {
-    return G == kGridGroup ? appended(index) : *(volatile const unsigned long long*)&groups[(index + 1u) & 1u];
+  __device__ unsigned long long launches(unsigned index) const {  // (AsLaunched: appended counts blocks)
+    return G == kGridGroup && !AsLaunched ? appended(index) : *(volatile const unsigned long long*)&groups[(index + 1u) & 1u];
   }
   __device__ unsigned long long launched(unsigned index) const {
     return *(volatile const unsigned long long*)&direct[(index + 1u) & 1u];
