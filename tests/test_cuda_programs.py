@@ -99,12 +99,24 @@ def recursion_builds(tmp_path_factory) -> dict[str, Path]:
     return built_in_parallel("recursion_check", RECURSION_CONFIGURATIONS, tmp_path_factory.mktemp("recursion"))
 
 
+def consolidated_sites(directory: Path) -> list[dict]:
+    """The PDCC570 remarks of a build's report, which must have no missed remark."""
+    remarks = json.loads((directory / "report.json").read_text())["remarks"]
+    assert not [r for r in remarks if r["kind"] == "missed"], remarks
+    return [r for r in remarks if r["ruleId"] == "PDCC570"]
+
+
+def assert_runs(binary: Path, *args: str, says: str) -> None:
+    done = subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=120)
+    print(done.stdout)
+    assert done.returncode == 0 and says in done.stdout, done.stdout + done.stderr
+
+
 @pytest.mark.nvcc
 @pytest.mark.parametrize("configuration", RECURSION_CONFIGURATIONS)
 def test_recursion_check_builds_with_every_recursion_consolidated(configuration: str, recursion_builds: dict[str, Path]):
-    remarks = json.loads((recursion_builds[configuration] / "report.json").read_text())["remarks"]
-    assert {r["site"] for r in remarks if r["ruleId"] == "PDCC570"} == {"chain_0", "tree_0", "fan_0", "ping_0", "pong_0"}, remarks
-    assert not [r for r in remarks if r["kind"] == "missed"]
+    sites = {r["site"] for r in consolidated_sites(recursion_builds[configuration])}
+    assert sites == {"chain_0", "tree_0", "fan_0", "ping_0", "pong_0"}
 
 
 @pytest.mark.gpu
@@ -114,14 +126,11 @@ def test_consolidated_recursions_visit_every_item_once_at_any_depth(configuratio
                                                                    recursion_builds: dict[str, Path]):
     """A chain of `levels` levels (a naive chain stops near 2,048 on an H200), a binary tree 16 levels deep and a
     mutual recursion (ping and pong) as deep as the chain."""
-    binary = recursion_builds[configuration] / "recursion_check"
-    done = subprocess.run([str(binary), str(levels), "16"], capture_output=True, text=True, timeout=120)
-    print(done.stdout)
-    assert done.returncode == 0 and "recursion ok" in done.stdout, done.stdout + done.stderr
+    assert_runs(recursion_builds[configuration] / "recursion_check", str(levels), "16", says="recursion ok")
 
 
 # Consolidated recursions whose threads cooperate within their blocks (barriers, shared memory, shuffles):
-# their items' blocks run as launched, one after another in a consumer block of the same size.
+# their items' blocks run as launched, each in a consumer block of the same size.
 AS_LAUNCHED_CONFIGURATIONS = ["consldt(block)", "consldt(warp)", "consldt(grid) blocks(4)",
                               "consldt(block) buffer(pool, 1)"]
 
@@ -135,11 +144,9 @@ def as_launched_builds(tmp_path_factory) -> dict[str, Path]:
 @pytest.mark.parametrize("configuration", AS_LAUNCHED_CONFIGURATIONS)
 def test_as_launched_check_builds_with_both_recursions_run_as_launched(configuration: str,
                                                                       as_launched_builds: dict[str, Path]):
-    remarks = json.loads((as_launched_builds[configuration] / "report.json").read_text())["remarks"]
-    applied = [r for r in remarks if r["ruleId"] == "PDCC570"]
-    assert {r["site"] for r in applied} == {"chain_0", "tree_0"}, remarks
+    applied = consolidated_sites(as_launched_builds[configuration])
+    assert {r["site"] for r in applied} == {"chain_0", "tree_0"}
     assert all("block by block, as launched" in r["message"] for r in applied)
-    assert not [r for r in remarks if r["kind"] == "missed"]
 
 
 @pytest.mark.gpu
@@ -147,6 +154,4 @@ def test_as_launched_check_builds_with_both_recursions_run_as_launched(configura
 @pytest.mark.parametrize("configuration", AS_LAUNCHED_CONFIGURATIONS)
 def test_recursions_that_synchronise_their_blocks_run_as_launched_at_any_depth(configuration: str, levels: int,
                                                                               as_launched_builds: dict[str, Path]):
-    binary = as_launched_builds[configuration] / "as_launched_check"
-    done = subprocess.run([str(binary), str(levels), "12"], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and "as launched ok" in done.stdout, done.stdout + done.stderr
+    assert_runs(as_launched_builds[configuration] / "as_launched_check", str(levels), "12", says="as launched ok")

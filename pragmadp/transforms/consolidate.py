@@ -514,8 +514,8 @@ def _recursion_problem(context: Context, recursion: Recursion) -> Problem | None
         if leaving is not None:
             at = unit.source.line_of(leaving.start_byte)
             return _why_not(rules.CHILD_BARRIER, name, f"'{name}' synchronises its threads, and the return at line {at} "
-                            "may be taken by some threads of a block and not others: a consumer runs an item's "
-                            "blocks one after another in the same threads, which cannot leave the block as an "
+                            "may be taken by some threads of a block and not others: a consumer block runs items' "
+                            "blocks in a loop, in the same threads, which cannot leave the block as an "
                             "exiting thread leaves its barriers", at)
         if function.template_parameters is not None:
             return _why_not(rules.CHILD_UNSUPPORTED, name, f"'{name}' is a template, whose work queue would be one per "
@@ -771,7 +771,7 @@ def _build(context: Context, recursion: Recursion) -> None:
                  for m in recursion.members)
     per_item = {"a thread" if m.thread_per_item else "a block" for m in recursion.members}
     if recursion.as_launched is not None:
-        per_item = {f"the blocks of an item one after another, as launched ({recursion.as_launched} threads), in a block"}
+        per_item = {f"each block of an item as launched ({recursion.as_launched} threads) in a block"}
     consumer = ir.Function("static __global__", lead.symbol("level"),
                            ("pdcc::Level pdcc_level", *(lead.child.parameters[i].declaration for i in lead.uniform)),
                            templates.block(_CONSUMER, runs=runs, queue=lead.queue, threads=threads,

@@ -3,8 +3,8 @@
 #line 1 "consolidate_as_launched.cu"
 // A recursion whose threads cooperate: each block reverses a tile of 32 floats through shared memory, with
 // a barrier between the loads and the stores, and launches itself on the next tile. Every launch gives the
-// same block size (kTile), so pdcc consolidates it with consumer blocks of that size, each running an
-// item's blocks one after another as they were launched.
+// same block size (kTile), so pdcc consolidates it with consumer blocks of that size, each running one
+// block of an item as it was launched.
 constexpr int kTile = 32;
 
 #line 1 "consolidate_as_launched.cu"
@@ -63,7 +63,7 @@ static __global__ void __launch_bounds__(1024) reverse_tiles__pdcc_direct(const 
   reverse_tiles__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, data, n);
 }
 
-// pdcc: the consumer of 'reverse_tiles': the items appended at the level before, the blocks of an item one after another, as launched (kTile threads), in a block per item, level after level while they are few (pdcc_rt.cuh)
+// pdcc: the consumer of 'reverse_tiles': the items appended at the level before, each block of an item as launched (kTile threads) in a block per item, level after level while they are few (pdcc_rt.cuh)
 static __global__ void __launch_bounds__(1024) reverse_tiles__pdcc_level(pdcc::Level pdcc_level)
 {
   for (;;) {
