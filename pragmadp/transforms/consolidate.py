@@ -578,14 +578,15 @@ def _site_problem(context: Context, recursion: Recursion, site: Site, written: f
 def _endless(unit: Unit, recursion: Recursion, site: Site) -> bool:
     """Whether every thread that runs the site's kernel makes the launch, and every thread of the launched
     kernel makes launches that lead back the same way: a cycle of unconditional launches never ends."""
-    unconditional = {}
+    unconditional: dict[str, set[str]] = {}
     for s in recursion.sites:
         unconditional.setdefault(s.parent.name, set())
         if _unconditional(unit, s.parent, s.launch.statement):
             unconditional[s.parent.name].add(s.launch.kernel_name)
     if site.launch.kernel_name not in unconditional[site.parent.name]:
         return False
-    seen, todo = set(), [site.launch.kernel_name]
+    seen: set[str] = set()
+    todo = [site.launch.kernel_name]
     while todo:
         kernel = todo.pop()
         if kernel == site.parent.name:
