@@ -145,7 +145,7 @@ def as_launched_builds(tmp_path_factory) -> dict[str, Path]:
 def test_as_launched_check_builds_with_both_recursions_run_as_launched(configuration: str,
                                                                       as_launched_builds: dict[str, Path]):
     applied = consolidated_sites(as_launched_builds[configuration])
-    assert {r["site"] for r in applied} == {"chain_0", "tree_0"}
+    assert {r["site"] for r in applied} == {"chain_0", "tree_0", "wide_0"}
     assert all("block by block, as launched" in r["message"] for r in applied)
 
 

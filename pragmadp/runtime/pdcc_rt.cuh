@@ -830,16 +830,22 @@ struct WorkQueue {
   }
 
   // AsLaunched: the item takes a slot per block of its grid, one atomic for them all, and each slot holds
-  // the item with the block it runs. An item past the level's buffer is launched directly (through the
-  // budget) and its slots are left empty (no blocks), or, when the budget is spent, stored all the same
+  // the item with the block it runs. An item of more than kStoredBlocks blocks is worth a launch of its
+  // own and gets one while the budget lasts. An item past the level's buffer is launched directly (through
+  // the budget) and its slots are left empty (no blocks), or, when the budget is spent, stored all the same
   // while the queue's memory lasts; past that it is launched whatever the budget says, retried.
+  static constexpr unsigned long long kStoredBlocks = 64ull;
   template <typename Kernel, typename... Arguments>
   __device__ void append_blocks(const Level& level, Kernel direct, dim3 grid, dim3 block, const Arguments&... arguments) {
     const unsigned parity = (level.index + 1u) & 1u;
     const unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
+    const Level own = {level.index, ~0ull};
+    if (blocks > kStoredBlocks && pdcc::launched([&] { direct<<<grid, block>>>(own, arguments...); })) {
+      atomicAdd(&this->direct[parity], 1ull);
+      return;
+    }
     const unsigned long long slot = atomicAdd(&count[parity], blocks);
     atomicAdd(&groups[parity], groups_of(grid, block));
-    const Level own = {level.index, ~0ull};
     bool stored = slot + blocks <= capacity(level.groups);
     if (!stored && slot + blocks <= kItems) {
       stored = !pdcc::launched([&] { direct<<<grid, block>>>(own, arguments...); });

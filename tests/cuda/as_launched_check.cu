@@ -1,7 +1,8 @@
 // Recursions whose threads cooperate within their blocks, which consolidation runs block by block as
 // launched (the consumer's blocks have the items' block size): a block-wide reduction in shared memory
 // with barriers, and a warp reduction with __shfl_down_sync. A chain of one 64-thread block per level
-// (argv[1] levels, 10,000 in the tests) and a tree of two-block items (argv[2] levels). Each block sums 1
+// (argv[1] levels, 10,000 in the tests), a tree of two-block items (argv[2] levels) and a chain of
+// 100-block items (50 levels: items that wide are launched as grids of their own). Each block sums 1
 // per thread through shared memory or its warps and adds the sum once, so a block whose threads did not
 // run together, or ran in a block of another size, adds a wrong sum. The tests put each configuration's
 // clauses where CLAUSES stands, build with pdcc and run: "as launched ok" when every count matches.
@@ -46,24 +47,37 @@ __global__ void tree(unsigned long long* visits, int node, int level, int depth)
   }
 }
 
+// Block 0 of each item starts the next, of kWide blocks.
+constexpr int kWide = 100, kWideLevels = 50;
+__global__ void wide(unsigned long long* visits, int level) {
+  const int sum = block_sum(1);
+  if (threadIdx.x == 0) atomicAdd(visits, (unsigned long long)sum);
+  if (blockIdx.x == 0 && threadIdx.x == 0 && level + 1 < kWideLevels) {
+#pragma dp CLAUSES
+    wide<<<kWide, kThreads>>>(visits, level + 1);
+  }
+}
+
 int main(int argc, char** argv) {
   const int chain_depth = argc > 1 ? std::atoi(argv[1]) : 10, tree_depth = argc > 2 ? std::atoi(argv[2]) : 8;
   // The tree: 1 block at level 0, then 2^l blocks at level l (each block of level l - 1 starts an item of 2).
   const unsigned long long tree_blocks = (1ull << tree_depth) - 1ull;
-  const unsigned long long want[2] = {(unsigned long long)chain_depth * kThreads, tree_blocks * kThreads};
+  const unsigned long long want[3] = {(unsigned long long)chain_depth * kThreads, tree_blocks * kThreads,
+                                      (1ull + (unsigned long long)kWide * (kWideLevels - 1)) * kThreads};
   unsigned long long* visits;
   cudaMalloc(&visits, sizeof want);
   for (int run = 0; run < 3; ++run) {
     cudaMemset(visits, 0, sizeof want);
     chain<<<1, kThreads>>>(visits, 0, chain_depth);
     tree<<<1, kThreads>>>(visits + 1, 0, 0, tree_depth);
+    wide<<<1, kThreads>>>(visits + 2, 0);
     cudaError_t error = cudaDeviceSynchronize();
     if (error == cudaSuccess) error = cudaGetLastError();
-    unsigned long long got[2];
+    unsigned long long got[3];
     cudaMemcpy(got, visits, sizeof got, cudaMemcpyDeviceToHost);
-    if (error != cudaSuccess || got[0] != want[0] || got[1] != want[1]) {
-      std::printf("run %d: %s; chain %llu want %llu, tree %llu want %llu\n", run, cudaGetErrorString(error), got[0],
-                  want[0], got[1], want[1]);
+    if (error != cudaSuccess || got[0] != want[0] || got[1] != want[1] || got[2] != want[2]) {
+      std::printf("run %d: %s; chain %llu want %llu, tree %llu want %llu, wide %llu want %llu\n", run,
+                  cudaGetErrorString(error), got[0], want[0], got[1], want[1], got[2], want[2]);
       return 1;
     }
     if (!launch_budget_given_back(run)) return 1;
