@@ -185,3 +185,61 @@ def test_darm_costs():
     tree = c_parser.CParser().parse("void f() { x = a[i] / b + c * d - e; }").ext[0].body.block_items[0]
     assert alignment.cost(tree) == alignment.MEMORY + alignment.DIVISION + alignment.MULTIPLICATION + \
         2 * alignment.ADDITION
+
+
+# ---- an else-if chain's selects over the comparisons its conditions are made of ---------------------------
+
+STENCIL = """\
+  int tx = t % 16, ty = t / 16;
+  int v;
+#pragma meld
+  if (ty == 0 && tx == 0) { v = in[n + tx]; out[t] = v * 3; }
+  else if (ty == 0 && tx == 15) { v = in[n + tx]; out[t] = v * 5; }
+  else if (ty == 0) { v = in[n + tx]; out[t] = v * 7; }
+  else { v = in[t - 16]; out[t] = v * 9; }
+"""
+
+
+def test_a_chains_select_is_read_off_the_truth_table_of_its_comparisons():
+    """Three arms take one address, the last another: which one is `ty == 0`, whatever tx is, so the select
+    is that one comparison (as written by hand), and the arms' flags nothing reads any more are gone."""
+    result = meld(STENCIL)
+    assert "PDCC800" in rules_of(result)
+    assert "const int sum_or_difference = ty == 0 ? n + tx : t - 16;" in result.text
+    assert "ty == 0 ? (tx == 0 ? 3 : (tx == 15 ? 5 : 7)) : 9" in result.text  # one select per value, in order
+    assert "pdcc_then" not in result.text.split("meld site")[1]
+
+
+def test_a_condition_over_a_variable_the_block_writes_stays_its_flag():
+    """`u & 1` read where the select is would see the u the first arm changed: the flag, evaluated at the
+    top, is what the select reads."""
+    result = meld("  int u = in[t];\n#pragma meld\n  if (t < 4) { u = in[n]; out[t] = u + 1; }\n"
+                  "  else if ((u & 1) != 0) { u = in[n + 1]; out[t] = u + 1; }\n  else { out[t] = in[t + 2]; }")
+    assert "PDCC800" in rules_of(result)
+    text = result.text
+    assert "const bool pdcc_then_2 = (u & 1) != 0;" in text
+    assert "const int n_or_sum = t < 4 ? n : n + 1;" in text                   # t is never written: opened
+    assert "const int sum_or_in = pdcc_then || pdcc_then_2 ? u + 1 : in[t + 2];" in text  # two selects over
+    # the comparisons would take more than this one
+
+
+@pytest.mark.parametrize("flags, select, expected", [
+    # two arms of three agree: one comparison decides
+    ({"a": "x == 0 && y == 0", "b": "x == 0"}, "a || b ? p : q", "x == 0 ? p : q"),
+    # no single comparison settles a value: the nested select stays
+    ({"a": "x == 0", "b": "y == 0"}, "a ? p : (b ? q : r)", "x == 0 ? p : (y == 0 ? q : r)"),
+    # a select that is one flag already reads its comparison instead
+    ({"a": "x == 0"}, "a ? p : q", "x == 0 ? p : q"),
+])
+def test_chain_selects_unit(flags: dict[str, str], select: str, expected: str):
+    from pycparser import c_parser
+    from pragmadp import ir
+    from pragmadp.transforms import chain_selects
+    from pragmadp.transforms.melding import _text
+
+    parse = lambda e: c_parser.CParser().parse(f"void f() {{ {e}; }}").ext[0].body.block_items[0]  # noqa: E731
+    declarations = [ir.Declaration("const bool", name, parse(c)) for name, c in flags.items()]
+    items, _ = chain_selects.simplified([*declarations, ir.ExprStmt(parse(select))],
+                                        {d.name: d.init for d in declarations}, _text)
+    assert [i for i in items if isinstance(i, ir.Declaration)] == []  # no flag is read any more
+    assert _text(items[-1].expr) == expected

@@ -25,6 +25,7 @@ from pragmadp.analysis.alignment import cost, own_cost
 from pragmadp.cgen import printer
 from pragmadp.report import rules
 from pragmadp.report.remarks import Rule
+from pragmadp.transforms import chain_selects
 
 GAP = alignment.OTHER   # an unaligned statement costs a guard
 PDCC_PRAGMA = re.compile(r"\s*#\s*pragma\s+(dp|meld)\b")
@@ -131,7 +132,14 @@ class Melder:
         if inner_aligned:   # each melded pair of the outer level counts its then side; the inner ones are counted
             self.stats.aligned = self.stats.aligned // 2 + inner_aligned
         head = ir.Declaration("const bool", self.condition.name, statement.cond)
-        return Region(ir.Block((head, *heads, *body)), self.stats)
+        items = [head, *heads, *body]
+        if heads and self.naming:  # a whole else-if chain: its selects over the arms' conditions, fewer
+            flags = {d.name: d.init for d in (head, *heads) if isinstance(d, ir.Declaration) and d.init is not None
+                     and _harmless(d.init)}
+            items, saved = chain_selects.simplified(items, flags, _text)
+            if saved or items != [head, *heads, *body]:  # the remark counts the selects the code has
+                self.stats.selects = _ternaries(items) - _ternaries([statement])
+        return Region(ir.Block(tuple(items)), self.stats)
 
     def fresh(self, wanted: str) -> str:
         name, number = wanted, 2
@@ -723,6 +731,10 @@ def _test(condition: c_ast.Node | None) -> str:
     if isinstance(condition, c_ast.BinaryOp) and condition.op in ("<", "<=", ">", ">=", "!=", "=="):
         return condition.op
     return _text(condition) if condition is not None else ""
+
+
+def _ternaries(items: Sequence[ir.Stmt]) -> int:
+    return sum(1 for item in items for node in ir.walk(item) if isinstance(node, c_ast.TernaryOp))
 
 
 def _memory_accesses(statement: ir.Stmt) -> int:

@@ -9,11 +9,9 @@ __global__ void neighbours(const float *c, float *dn, float *ds, int w, int h)
   float n, s;
 // pdcc: #pragma meld
   { // meld site neighbours_0: profitability 0.64, 6 of 6 statements melded, 3 selects
-    const bool pdcc_then = i == 0;
-    const bool pdcc_then_2 = i == h - 1;
-    const int idx_or_difference = pdcc_then ? idx : idx - w;
+    const int idx_or_difference = i == 0 ? idx : idx - w;
     n = c[idx_or_difference];
-    const int sum_or_value = pdcc_then ? idx + w : (pdcc_then_2 ? idx : idx + w);
+    const int sum_or_value = i == 0 ? idx + w : (i == h - 1 ? idx : idx + w);
     s = c[sum_or_value];
   }
 #line 20 "meld_else_if.cu"
