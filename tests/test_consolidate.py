@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from conftest import assert_compiles
+from conftest import ROOT, assert_compiles
 from pragmadp.pipeline import transform
 from pragmadp.report.remarks import PdccError
 from pragmadp.source import SourceFile
@@ -474,3 +475,26 @@ def test_a_launch_one_way_only_is_no_recursion():
     result = run("__global__ void pong(int* x, int n) { x[n] = 1; }\n__global__ void ping(int* x, int n) {\n"
                  "#pragma dp consldt(block)\n  pong<<<1, 32>>>(x, n);\n}\n")
     assert remarks(result, "PDCC560") and not remarks(result, "PDCC570")
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("floats, links", [(12288, True), (12289, False)])
+def test_pdcc_adds_no_shared_memory_to_a_consolidated_kernel(floats: int, links: bool, tmp_path: Path):
+    """48 KiB of static __shared__ is the most a kernel may declare, checked when the device code links:
+    pdcc's consumer, direct kernel and wrapper add none of their own (the consumer's blocks learn whether
+    they go on through a barrier, not shared memory), so a kernel at the limit still links, and one past it
+    does not (the check is real)."""
+    code = ("constexpr int kTile = 128;\n__global__ void tiles(float* data, int n) {\n"
+            f"  __shared__ float tile[{floats}];\n  tile[threadIdx.x] = data[threadIdx.x];\n  __syncthreads();\n"
+            "  data[threadIdx.x] = tile[kTile - 1 - threadIdx.x];\n  if (n > kTile) {\n#pragma dp consldt(block)\n"
+            "    tiles<<<1, kTile>>>(data + kTile, n - kTile);\n  }\n}\n"
+            "int main() { tiles<<<1, kTile>>>(nullptr, 0); return 0; }\n")
+    result = run(code)
+    assert "block by block, as launched" in remarks(result, "PDCC570")[0].message
+    source = tmp_path / "t.cu"
+    source.write_text(result.text)
+    linked = subprocess.run(["nvcc", "-arch=sm_90", "-rdc=true", f"-I{ROOT / 'pragmadp' / 'runtime'}", str(source),
+                             "-o", str(tmp_path / "t"), "-lcudadevrt"], capture_output=True, text=True)
+    assert (linked.returncode == 0) == links, linked.stderr
+    if not links:
+        assert "uses too much shared data" in linked.stderr

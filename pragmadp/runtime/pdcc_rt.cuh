@@ -906,93 +906,95 @@ struct WorkQueue {
   // Empties the queue level `index` ran: it takes the level after next.
   __device__ void level_ran(unsigned index) { count[index & 1u] = groups[index & 1u] = direct[index & 1u] = 0ull; }
 
-  // Called by every thread of the grid the program launched (level 0) when it is done: its last block
-  // tail-launches the consumer of level 1 when level 0 appended anything (see finish_level).
-  template <typename Launch, typename... Others>
-  __device__ void level_done(const Level& level, unsigned threads, unsigned blocks, Launch launch, Others&... others) {
-    Level at = level;
-    (void)finish_level(at, threads, blocks, false, launch, others...);
-  }
-
-  // Called by every thread of a consumer grid when its level is done: true when the grid goes on with the
-  // next level itself (`level` is then that level), false when it is over (the recursion ended, or the
-  // next level was tail-launched).
-  template <typename Launch, typename... Others>
-  __device__ bool next_level(Level& level, unsigned threads, unsigned blocks, Launch launch, Others&... others) {
-    return finish_level(level, threads, blocks, true, launch, others...);
-  }
-
   // The end of a level, in every thread of its grid: the last block to finish empties the queue the level
   // ran and, when the level appended anything, starts the next with `blocks` blocks (0: enough for its
   // items) of `threads` threads. `others`: the queues of the other kernels of a mutual recursion, whose
   // levels run in the same grids (one consumer runs every queue's items of a level), so the level is over
-  // for all of them at once. A consumer grid of at most one block per SM (`may_stay`) waits for the last
-  // block at a barrier and goes on with the next level in place when that level wants no more blocks and
-  // launched no grid of its own: a narrow level then costs a barrier (~3 us on an H200) instead of a tail
-  // launch (~14 us), bench/probes/level_chaining.cu. Else the next level is tail-launched: a tail launch
-  // starts once this grid and all its children are done, so grids launched directly are waited for too. A
-  // failed tail launch is retried with back-off; past kLaunchRetryLimitNs per wait __trap() stops the
-  // program rather than losing work.
+  // for all of them at once. A failed tail launch is retried with back-off; past kLaunchRetryLimitNs per
+  // wait __trap() stops the program rather than losing work.
+
+  // Level 0, the grid the program launched (the user's kernel: no shared memory of pdcc's in it): its last
+  // block tail-launches the consumer of level 1 when level 0 appended anything.
   template <typename Launch, typename... Others>
-  __device__ bool finish_level(Level& level, unsigned threads, unsigned blocks, bool may_stay, Launch launch,
-                               Others&... others) {
-    __shared__ bool stay;
-    __shared__ Level next_here;
+  __device__ void level_done(const Level& level, unsigned threads, unsigned blocks, Launch launch, Others&... others) {
     __syncthreads();
-    // (A wide grid never waits, and pays no load for it: most of its blocks are gone before it ends.)
-    const bool waits = may_stay && grid_blocks() <= kMaxResidentBlocks && grid_blocks() <= resident_blocks();
+    if (linear_thread() != 0u) return;
+    __threadfence();
+    if (atomicAdd(&blocks_done, 1u) == grid_blocks() - 1u) (void)start_next(level, threads, blocks, false, launch, others...);
+  }
+
+  // A consumer grid: true when it goes on with the next level itself (`level` is then that level), false
+  // when it is over (the recursion ended, or the next level was tail-launched). A grid of at most one
+  // block per SM waits for its last block at a barrier and goes on in place when the next level wants no
+  // more blocks and launched no grid of its own: a narrow level then costs a barrier (~3 us on an H200)
+  // instead of a tail launch (~14 us), bench/probes/level_chaining.cu. Else the next level is
+  // tail-launched: a tail launch starts once this grid and all its children are done, so grids launched
+  // directly are waited for too. (A wide grid never waits, and pays no load for it: most of its blocks are
+  // gone before it ends.)
+  template <typename Launch, typename... Others>
+  __device__ bool next_level(Level& level, unsigned threads, unsigned blocks, Launch launch, Others&... others) {
+    const bool waits = grid_blocks() <= kMaxResidentBlocks && grid_blocks() <= resident_blocks();
+    if (!waits) {
+      level_done(level, threads, blocks, launch, others...);
+      return false;
+    }
+    __syncthreads();
+    bool stays_here = false;
     if (linear_thread() == 0u) {
-      if (waits) stay = false;
-      const unsigned generation_before = waits ? *(volatile unsigned*)&generation : 0u;
+      const unsigned generation_before = *(volatile unsigned*)&generation;
       __threadfence();
       if (atomicAdd(&blocks_done, 1u) == grid_blocks() - 1u) {
-        __threadfence();  // acquire: the appends of every other block of the level
-        blocks_done = 0u;
-        level_ran(level.index);
-        (others.level_ran(level.index), ...);
-        const unsigned long long appended_all = (appended(level.index) + ... + others.appended(level.index));
-        const unsigned long long launches_all = (launches(level.index) + ... + others.launches(level.index));
-        const unsigned long long direct_all = (launched(level.index) + ... + others.launched(level.index));
-        // Enough blocks for the largest queue's items stored so far (the consumer runs each queue with all
-        // its blocks); grids this level launched directly may still append, and the consumer's loops
-        // stride over those too.
-        unsigned long long wanted = blocks_wanted(level.index, threads);
-        ((wanted = others.blocks_wanted(level.index, threads) > wanted ? others.blocks_wanted(level.index, threads)
-                                                                        : wanted),
-         ...);
-        if (blocks) wanted = blocks;
-        wanted = wanted < 1ull ? 1ull : wanted < kMaxGridBlocks ? wanted : kMaxGridBlocks;
-        const Level next = {level.index + 1u, launches_all};
-        const bool here = waits && appended_all != 0ull && direct_all == 0ull && wanted <= grid_blocks();
-        if (appended_all != 0ull && !here) {
-          (void)cudaGetLastError();
-          for (unsigned wait = 64; launch((unsigned)wanted, threads, next) != cudaSuccess; wait *= 2) {
-            if (wait > kLaunchRetryLimitNs) __trap();
-            __nanosleep(wait);
-          }
-        }
-        if (waits) {  // let the other blocks go, on with the next level or out
-          continued = next;
-          stays = here;
-          __threadfence();
-          atomicAdd(&generation, 1u);
-        }
-      } else if (waits) {
+        stays = start_next(level, threads, blocks, true, launch, others...);
+        __threadfence();  // let the other blocks go, on with the next level (`continued`) or out
+        atomicAdd(&generation, 1u);
+      } else {
         for (unsigned wait = 32; *(volatile unsigned*)&generation == generation_before; wait = wait < 256u ? wait * 2u : wait)
           __nanosleep(wait);
         __threadfence();  // acquire: the level the last block chose, and every block's appends
       }
-      if (waits && *(volatile bool*)&stays) {
-        stay = true;
-        next_here.index = *(volatile unsigned*)&continued.index;
-        next_here.groups = *(volatile unsigned long long*)&continued.groups;
-      }
+      stays_here = *(volatile bool*)&stays;
     }
-    if (!waits) return false;
-    __syncthreads();
-    if (!stay) return false;
-    level = next_here;
+    // The block learns it from its first thread at the barrier (no shared memory of pdcc's: the items' own
+    // may take all there is).
+    if (!__syncthreads_or(stays_here)) return false;
+    level.index = *(volatile unsigned*)&continued.index;
+    level.groups = *(volatile unsigned long long*)&continued.groups;
     return true;
+  }
+
+  // In the last block of a level to finish (its first thread): the bookkeeping, and the next level, either
+  // tail-launched or, when `may_stay` and it fits this grid, left in `continued` for this grid: returns
+  // whether it is.
+  template <typename Launch, typename... Others>
+  __device__ bool start_next(const Level& level, unsigned threads, unsigned blocks, bool may_stay, Launch launch,
+                             Others&... others) {
+    __threadfence();  // acquire: the appends of every other block of the level
+    blocks_done = 0u;
+    level_ran(level.index);
+    (others.level_ran(level.index), ...);
+    const unsigned long long appended_all = (appended(level.index) + ... + others.appended(level.index));
+    if (appended_all == 0ull) return false;  // nothing appended: the recursion is over
+    const unsigned long long launches_all = (launches(level.index) + ... + others.launches(level.index));
+    const unsigned long long direct_all = (launched(level.index) + ... + others.launched(level.index));
+    // Enough blocks for the largest queue's items stored so far (the consumer runs each queue with all its
+    // blocks); grids this level launched directly may still append, and the consumer's loops stride over
+    // those too.
+    unsigned long long wanted = blocks_wanted(level.index, threads);
+    ((wanted = others.blocks_wanted(level.index, threads) > wanted ? others.blocks_wanted(level.index, threads) : wanted),
+     ...);
+    if (blocks) wanted = blocks;
+    wanted = wanted < 1ull ? 1ull : wanted < kMaxGridBlocks ? wanted : kMaxGridBlocks;
+    const Level next = {level.index + 1u, launches_all};
+    if (may_stay && direct_all == 0ull && wanted <= grid_blocks()) {
+      continued = next;
+      return true;
+    }
+    (void)cudaGetLastError();
+    for (unsigned wait = 64; launch((unsigned)wanted, threads, next) != cudaSuccess; wait *= 2) {
+      if (wait > kLaunchRetryLimitNs) __trap();
+      __nanosleep(wait);
+    }
+    return false;
   }
 };
 #endif  // PDCC_RT_NO_DEVICE_RUNTIME
