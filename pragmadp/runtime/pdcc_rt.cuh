@@ -681,6 +681,7 @@ enum Granularity : unsigned { kWarpGroups, kBlockGroups, kGridGroup };
 struct Level {
   unsigned index;
   unsigned long long groups;
+  bool may_wait;  // the grid running it is small enough to wait for its own blocks (decided by who launched it)
 };
 
 // (x, y, z) of a linear index that may pass 2^32 (blocks of a large item's grid).
@@ -731,18 +732,31 @@ constexpr unsigned long long kMaxGridBlocks = 0x7fffffffull;  // gridDim.x
 
 // Blocks a consumer grid may have and still wait for one another at a level's end: one per SM, which the
 // GPU always holds at once (a grid that waits with more could keep its last blocks from ever starting).
-constexpr unsigned kMaxResidentBlocks = 1024u;  // more SMs than any GPU has: grids past it are not asked
+// (Asked by one thread, the one that launches the grid: every block of the grid gets the same answer in
+// its Level. When the device runtime cannot tell, 1.)
 static __device__ unsigned resident_consumer_blocks;
 __device__ inline unsigned resident_blocks() {
   unsigned sms = *(volatile unsigned*)&resident_consumer_blocks;
   if (sms == 0u) {
-    int device = 0, count = 1;
-    (void)cudaGetDevice(&device);
-    (void)cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
-    sms = count > 0 ? (unsigned)count : 1u;
+    int device = 0, count = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || count <= 0)
+      return 1u;  // not cached: asked again next time
+    sms = (unsigned)count;
     resident_consumer_blocks = sms;
   }
   return sms;
+}
+
+// A consumer grid waits for its last block at most this long (ns) before its waiting blocks give up and
+// leave, the level after then tail-launched: the barrier can then not hang when other grids keep some of
+// its blocks from starting, and a level that slow makes a tail launch's ~14 us nothing.
+constexpr unsigned long long kLevelWaitNs = 200000ull;
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
 }
 
 // One consolidated kernel's device memory: two queues of items (a zero-initialised __device__ variable;
@@ -763,8 +777,8 @@ struct WorkQueue {
   unsigned long long groups[2];  // the warps or blocks of those items' grids (grid groups: one per item, the count)
   unsigned long long direct[2];  // items of each queue launched as grids of their own
   unsigned blocks_done;          // blocks of the running level that are done
-  unsigned generation;           // levels a consumer grid went on with in place (its blocks wait for the next)
-  bool stays;                    // whether it did, at the last one
+  unsigned barrier;              // the in-place barrier: its round (bits 1..), and bit 0 when waiters gave up
+  bool stays;                    // whether the grid goes on in place, decided in the round before
   Level continued;               // and with which level
   alignas(128) unsigned char storage[2][kItems * sizeof(Record)];
   unsigned block_of[2][AsLaunched ? kItems : 1ull];  // AsLaunched: the block of its item's grid a slot runs
@@ -783,7 +797,7 @@ struct WorkQueue {
   }
 
   // Level 0: the grid the program launched (called in its threads).
-  __device__ static Level first_level() { return {0u, groups_of(gridDim, blockDim)}; }
+  __device__ static Level first_level() { return {0u, groups_of(gridDim, blockDim), false}; }
 
   // At the site, in place of the launch `direct<<<grid, block>>>(level, arguments...)`: the item goes to
   // the next level's queue, or, when that is full, is launched directly. Warp and block groups take
@@ -817,7 +831,7 @@ struct WorkQueue {
     // through the launch budget. When the budget is spent it stays in the queue's memory instead (the next
     // level's consumer runs every item stored), so no launch waits in the device runtime for the pending
     // pool; only when the queue's memory is full too is it launched whatever the budget says, and retried.
-    const Level own = {level.index, ~0ull};
+    const Level own = {level.index, ~0ull, false};
     if (slot < kItems) {
       const bool launched = pdcc::launched([&] { direct<<<grid, block>>>(own, arguments...); });
       if (launched) atomicAdd(&this->direct[parity], 1ull);
@@ -839,7 +853,7 @@ struct WorkQueue {
   __device__ void append_blocks(const Level& level, Kernel direct, dim3 grid, dim3 block, const Arguments&... arguments) {
     const unsigned parity = (level.index + 1u) & 1u;
     const unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
-    const Level own = {level.index, ~0ull};
+    const Level own = {level.index, ~0ull, false};
     if (blocks > kStoredBlocks && pdcc::launched([&] { direct<<<grid, block>>>(own, arguments...); })) {
       atomicAdd(&this->direct[parity], 1ull);
       return;
@@ -920,62 +934,87 @@ struct WorkQueue {
     __syncthreads();
     if (linear_thread() != 0u) return;
     __threadfence();
-    if (atomicAdd(&blocks_done, 1u) == grid_blocks() - 1u) (void)start_next(level, threads, blocks, false, launch, others...);
+    if (atomicAdd(&blocks_done, 1u) != grid_blocks() - 1u) return;
+    const Next next = plan_next(level, threads, blocks, false, others...);
+    if (next.any) launch_next(next, threads, launch);
   }
 
   // A consumer grid: true when it goes on with the next level itself (`level` is then that level), false
   // when it is over (the recursion ended, or the next level was tail-launched). A grid of at most one
-  // block per SM waits for its last block at a barrier and goes on in place when the next level wants no
-  // more blocks and launched no grid of its own: a narrow level then costs a barrier (~3 us on an H200)
-  // instead of a tail launch (~14 us), bench/probes/level_chaining.cu. Else the next level is
-  // tail-launched: a tail launch starts once this grid and all its children are done, so grids launched
-  // directly are waited for too. (A wide grid never waits, and pays no load for it: most of its blocks are
-  // gone before it ends.)
+  // block per SM (`level.may_wait`, decided where it was launched) waits for its last block at a barrier
+  // and goes on in place when the next level wants no more blocks and launched no grid of its own: a narrow
+  // level then costs a barrier (~3 us on an H200) instead of a tail launch (~14 us),
+  // bench/probes/level_chaining.cu. Else the next level is tail-launched: a tail launch starts once this
+  // grid and all its children are done, so grids launched directly are waited for too. A block that has
+  // waited kLevelWaitNs gives up the round (bit 0 of `barrier`) and leaves; the last block then
+  // tail-launches the next level instead.
   template <typename Launch, typename... Others>
   __device__ bool next_level(Level& level, unsigned threads, unsigned blocks, Launch launch, Others&... others) {
-    const bool waits = grid_blocks() <= kMaxResidentBlocks && grid_blocks() <= resident_blocks();
-    if (!waits) {
+    if (!level.may_wait) {
       level_done(level, threads, blocks, launch, others...);
       return false;
     }
     __syncthreads();
     bool stays_here = false;
     if (linear_thread() == 0u) {
-      const unsigned generation_before = *(volatile unsigned*)&generation;
+      const unsigned round = *(volatile unsigned*)&barrier;  // before arriving: it cannot move before that
       __threadfence();
       if (atomicAdd(&blocks_done, 1u) == grid_blocks() - 1u) {
-        stays = start_next(level, threads, blocks, true, launch, others...);
-        __threadfence();  // let the other blocks go, on with the next level (`continued`) or out
-        atomicAdd(&generation, 1u);
-      } else {
-        for (unsigned wait = 32; *(volatile unsigned*)&generation == generation_before; wait = wait < 256u ? wait * 2u : wait)
+        const Next next = plan_next(level, threads, blocks, (round & 1u) == 0u, others...);
+        if (next.here) {
+          continued = next.level;
+          stays = true;
+          __threadfence();  // release: the level, and every append, to the blocks that waited
+          stays_here = atomicCAS(&barrier, round, round + 2u) == round;
+        }
+        if (!stays_here) {  // over, launched, or given up by a waiting block while this one decided
+          stays = false;
+          if (next.any) launch_next(next, threads, launch);
+          __threadfence();
+          atomicExch(&barrier, (round & ~1u) + 2u);  // the next round, open; the waiters leave
+        }
+      } else if ((round & 1u) == 0u) {
+        const unsigned long long since = global_ns();
+        unsigned now;
+        for (unsigned wait = 32; (now = *(volatile unsigned*)&barrier) == round; wait = wait < 256u ? wait * 2u : wait) {
+          if (global_ns() - since > kLevelWaitNs && atomicCAS(&barrier, round, round | 1u) == round) {
+            now = round | 1u;  // given up: this block leaves
+            break;
+          }
           __nanosleep(wait);
+        }
         __threadfence();  // acquire: the level the last block chose, and every block's appends
+        stays_here = (now & 1u) == 0u && *(volatile bool*)&stays;
       }
-      stays_here = *(volatile bool*)&stays;
     }
     // The block learns it from its first thread at the barrier (no shared memory of pdcc's: the items' own
     // may take all there is).
     if (!__syncthreads_or(stays_here)) return false;
-    level.index = *(volatile unsigned*)&continued.index;
-    level.groups = *(volatile unsigned long long*)&continued.groups;
+    level = Level{*(volatile unsigned*)&continued.index, *(volatile unsigned long long*)&continued.groups, true};
     return true;
   }
 
-  // In the last block of a level to finish (its first thread): the bookkeeping, and the next level, either
-  // tail-launched or, when `may_stay` and it fits this grid, left in `continued` for this grid: returns
-  // whether it is.
-  template <typename Launch, typename... Others>
-  __device__ bool start_next(const Level& level, unsigned threads, unsigned blocks, bool may_stay, Launch launch,
-                             Others&... others) {
+  // What follows a level: whether anything does, its Level, the blocks it wants, and whether the grid that
+  // ran this one goes on with it (`may_stay`: it may, when it fits).
+  struct Next {
+    bool any;
+    bool here;
+    Level level;
+    unsigned blocks;
+  };
+
+  // In the last block of a level to finish (its first thread): the bookkeeping and what follows. The
+  // recursion is over when the level appended nothing and launched no grid of its own (an item launched
+  // directly may append to the next level while this one ends: the next level's consumer starts after it).
+  template <typename... Others>
+  __device__ Next plan_next(const Level& level, unsigned threads, unsigned blocks, bool may_stay, Others&... others) {
     __threadfence();  // acquire: the appends of every other block of the level
     blocks_done = 0u;
+    const unsigned long long direct_all = (launched(level.index) + ... + others.launched(level.index));
     level_ran(level.index);
     (others.level_ran(level.index), ...);
     const unsigned long long appended_all = (appended(level.index) + ... + others.appended(level.index));
-    if (appended_all == 0ull) return false;  // nothing appended: the recursion is over
     const unsigned long long launches_all = (launches(level.index) + ... + others.launches(level.index));
-    const unsigned long long direct_all = (launched(level.index) + ... + others.launched(level.index));
     // Enough blocks for the largest queue's items stored so far (the consumer runs each queue with all its
     // blocks); grids this level launched directly may still append, and the consumer's loops stride over
     // those too.
@@ -984,17 +1023,19 @@ struct WorkQueue {
      ...);
     if (blocks) wanted = blocks;
     wanted = wanted < 1ull ? 1ull : wanted < kMaxGridBlocks ? wanted : kMaxGridBlocks;
-    const Level next = {level.index + 1u, launches_all};
-    if (may_stay && direct_all == 0ull && wanted <= grid_blocks()) {
-      continued = next;
-      return true;
-    }
+    const bool any = appended_all != 0ull || direct_all != 0ull;
+    const bool here = any && may_stay && level.may_wait && direct_all == 0ull && wanted <= grid_blocks();
+    return {any, here, {level.index + 1u, launches_all, here || wanted <= resident_blocks()}, (unsigned)wanted};
+  }
+
+  // The consumer of the next level as a tail launch, retried.
+  template <typename Launch>
+  __device__ void launch_next(const Next& next, unsigned threads, Launch launch) {
     (void)cudaGetLastError();
-    for (unsigned wait = 64; launch((unsigned)wanted, threads, next) != cudaSuccess; wait *= 2) {
+    for (unsigned wait = 64; launch(next.blocks, threads, next.level) != cudaSuccess; wait *= 2) {
       if (wait > kLaunchRetryLimitNs) __trap();
       __nanosleep(wait);
     }
-    return false;
   }
 };
 #endif  // PDCC_RT_NO_DEVICE_RUNTIME
