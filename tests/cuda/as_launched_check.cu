@@ -1,8 +1,8 @@
 // Recursions whose threads cooperate within their blocks, which consolidation runs block by block as
 // launched (the consumer's blocks have the items' block size): a block-wide reduction in shared memory
 // with barriers, and a warp reduction with __shfl_down_sync. A chain of one 64-thread block per level
-// (argv[1] levels, 10,000 in the tests), a tree of two-block items (argv[2] levels) and a chain of
-// 100-block items (50 levels: items that wide are launched as grids of their own). Each block sums 1
+// (argv[1] levels, 10,000 in the tests), a tree of two-block items (argv[2] levels) and a chain whose items
+// alternate between 100 blocks (launched as grids of their own) and one (queued by those). Each block sums 1
 // per thread through shared memory or its warps and adds the sum once, so a block whose threads did not
 // run together, or ran in a block of another size, adds a wrong sum. The tests put each configuration's
 // clauses where CLAUSES stands, build with pdcc and run: "as launched ok" when every count matches.
@@ -47,14 +47,16 @@ __global__ void tree(unsigned long long* visits, int node, int level, int depth)
   }
 }
 
-// Block 0 of each item starts the next, of kWide blocks.
+// Block 0 of each item starts the next: of kWide blocks at odd levels (launched as grids of their own),
+// of one block at even ones (stored in the queue by those grids, after the level that launched them ended).
 constexpr int kWide = 100, kWideLevels = 50;
+__host__ __device__ constexpr int wide_blocks(int level) { return level % 2 == 1 ? kWide : 1; }
 __global__ void wide(unsigned long long* visits, int level) {
   const int sum = block_sum(1);
   if (threadIdx.x == 0) atomicAdd(visits, (unsigned long long)sum);
   if (blockIdx.x == 0 && threadIdx.x == 0 && level + 1 < kWideLevels) {
 #pragma dp CLAUSES
-    wide<<<kWide, kThreads>>>(visits, level + 1);
+    wide<<<wide_blocks(level + 1), kThreads>>>(visits, level + 1);
   }
 }
 
@@ -62,8 +64,10 @@ int main(int argc, char** argv) {
   const int chain_depth = argc > 1 ? std::atoi(argv[1]) : 10, tree_depth = argc > 2 ? std::atoi(argv[2]) : 8;
   // The tree: 1 block at level 0, then 2^l blocks at level l (each block of level l - 1 starts an item of 2).
   const unsigned long long tree_blocks = (1ull << tree_depth) - 1ull;
+  unsigned long long wide_total = 0ull;
+  for (int l = 0; l < kWideLevels; ++l) wide_total += (unsigned long long)wide_blocks(l);
   const unsigned long long want[3] = {(unsigned long long)chain_depth * kThreads, tree_blocks * kThreads,
-                                      (1ull + (unsigned long long)kWide * (kWideLevels - 1)) * kThreads};
+                                      wide_total * kThreads};
   unsigned long long* visits;
   cudaMalloc(&visits, sizeof want);
   for (int run = 0; run < 3; ++run) {
