@@ -239,7 +239,7 @@ def test_chain_selects_unit(flags: dict[str, str], select: str, expected: str):
 
     parse = lambda e: c_parser.CParser().parse(f"void f() {{ {e}; }}").ext[0].body.block_items[0]  # noqa: E731
     declarations = [ir.Declaration("const bool", name, parse(c)) for name, c in flags.items()]
-    items, _ = chain_selects.simplified([*declarations, ir.ExprStmt(parse(select))],
-                                        {d.name: d.init for d in declarations}, _text)
+    items = chain_selects.simplified([*declarations, ir.ExprStmt(parse(select))],
+                                     {d.name: d.init for d in declarations}, _text)
     assert [i for i in items if isinstance(i, ir.Declaration)] == []  # no flag is read any more
     assert _text(items[-1].expr) == expected

@@ -28,23 +28,22 @@ MAX_COMPARISONS = 8   # a truth table of 256 rows at most
 _LOGICAL = ("&&", "||")
 
 
-def simplified(items: list[ir.Stmt], flags: dict[str, c_ast.Node], text) -> tuple[list[ir.Stmt], int]:
+def simplified(items: list[ir.Stmt], flags: dict[str, c_ast.Node], text) -> list[ir.Stmt]:
     """The statements with each select over the chain's `flags` (name -> the arm's condition) rewritten
     over the comparisons when that takes no more selects, and the declarations of flags nothing reads any
-    more dropped; with the number of selects saved. `text` prints an expression (to compare values)."""
-    saved, changed = 0, False
+    more dropped. `text` prints an expression (to compare values)."""
+    changed = False
     written = _written(items)
     opened = {name: condition for name, condition in flags.items()
               if not any(isinstance(n, c_ast.ID) and n.name in written for n in ir.expression_nodes(condition))}
 
     def expression(node: c_ast.Node) -> c_ast.Node:
-        nonlocal saved
+        nonlocal changed
         if isinstance(node, c_ast.TernaryOp) and _over_flags(node.cond, flags):
             shorter = _shorter(node, flags, opened, text)
             if shorter is not None:
-                nonlocal changed
-                saved, changed = saved + _selects(node, flags) - shorter[1], True
-                return shorter[0]
+                changed = True
+                return shorter
         return ir.rebuilt(node, lambda slot, child: expression(child))
 
     def statement(item: ir.Stmt) -> ir.Stmt | None:
@@ -58,12 +57,12 @@ def simplified(items: list[ir.Stmt], flags: dict[str, c_ast.Node], text) -> tupl
 
     rewritten = [ir.transform(item, statement) for item in items]
     if not changed:
-        return items, 0
+        return items
     read = {n.name for item in rewritten for n in ir.walk(item) if isinstance(n, c_ast.ID)}
     verbatim = " ".join(n.text for item in rewritten for n in ir.walk(item) if isinstance(n, ir.Verbatim))
     kept = [item for item in rewritten if not (isinstance(item, ir.Declaration) and item.name in flags
                                                and item.name not in read and item.name not in verbatim)]
-    return kept, saved
+    return kept
 
 
 def _written(items: list[ir.Stmt]) -> set[str]:
@@ -132,9 +131,9 @@ def _taken(select: c_ast.Node, row: dict[str, bool], flags: dict[str, c_ast.Node
 
 
 def _shorter(select: c_ast.TernaryOp, flags: dict[str, c_ast.Node], opened: dict[str, c_ast.Node], text) \
-        -> tuple[c_ast.Node, int] | None:
-    """The select over the comparisons and its number of selects, when that is no more than the nested
-    one's (each of its conditions is one comparison, as a reader would write it), else None."""
+        -> c_ast.Node | None:
+    """The select over the comparisons, when it takes no more selects than the nested one (each of its
+    conditions is one comparison, as a reader would write it), else None."""
     comparisons: dict[str, c_ast.Node] = {}
     stack: list[c_ast.Node] = [select]
     while stack:
@@ -152,7 +151,7 @@ def _shorter(select: c_ast.TernaryOp, flags: dict[str, c_ast.Node], opened: dict
         values.setdefault(text(value), value)
         rows.append((bits, text(value)))
     built = _build(rows, [comparisons[n] for n in names], values)
-    return built if built is not None and built[1] <= _selects(select, flags) else None
+    return built[0] if built is not None and built[1] <= _selects(select, flags) else None
 
 
 def _build(rows: list[tuple[tuple[bool, ...], str]], comparisons: list[c_ast.Node], values: dict[str, c_ast.Node]) \

@@ -136,9 +136,8 @@ class Melder:
         if heads and self.naming:  # a whole else-if chain: its selects over the arms' conditions, fewer
             flags = {d.name: d.init for d in (head, *heads) if isinstance(d, ir.Declaration) and d.init is not None
                      and _harmless(d.init)}
-            items, saved = chain_selects.simplified(items, flags, _text)
-            if saved or items != [head, *heads, *body]:  # the remark counts the selects the code has
-                self.stats.selects = _ternaries(items) - _ternaries([statement])
+            items = chain_selects.simplified(items, flags, _text)
+            self.stats.selects = _ternaries(items) - _ternaries([statement])  # what the remark counts: the code's
         return Region(ir.Block(tuple(items)), self.stats)
 
     def fresh(self, wanted: str) -> str:
