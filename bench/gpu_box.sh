@@ -9,7 +9,9 @@
 #                                                     coarsen + block aggregation, about 4 min each: tune.tgz
 #   bash bench/gpu_box.sh OUTDIR recursion [bench args] consolidated recursions (issue 11): the recursion check
 #                                                     at 10 and 10,000 levels, the recursive samples' GPU tests,
-#                                                     then bench/run.py on the recursive samples
+#                                                     then bench/run.py on the recursive samples (add
+#                                                     --profile-dp for Nsight Compute summaries of the fastest
+#                                                     pdcc build and the best version of every input)
 #   bash bench/gpu_box.sh OUTDIR chaining                how a consolidated recursion's levels should follow one
 #                                                     another: pdcc's tail launches against a persistent consumer
 #                                                     (bench/probes/level_chaining.cu): level_chaining.jsonl

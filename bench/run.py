@@ -56,6 +56,7 @@ class Run:
     detail: str = ""
     gbps: float | None = None
     wall_s: float | None = None  # the whole process: input generation, CPU reference, runs
+    profile: dict | None = None  # --profile-dp: Nsight Compute's summary of its kernels (profile_summary)
 
 
 def data_dir() -> Path:
@@ -311,7 +312,8 @@ def save(out: Path, runs: list[Run], pdcc_names: list[str], aggregation_names: l
     `meld`, its section too (alone when there are no dynamic-parallelism runs)."""
     text, summary = table(runs, pdcc_names, aggregation_names) if runs or meld is None else ("", {})
     text = (f"Each time is the median of {reps} timed runs after a warm-up"
-            + (" (fewer than 5: a preview, not a measurement by DESIGN §5).\n\n" if reps < MIN_REPS else ".\n\n") + text)
+            + (" (fewer than 5: a preview, not a measurement by DESIGN §5).\n\n" if reps < MIN_REPS else ".\n\n") + text
+            + profile_table(runs))
     saved = {"runs": [asdict(r) for r in runs], "geomean": summary, "reps": reps, "pdcc_variants": pdcc_names,
              "aggregation_variants": aggregation_names}
     if meld is not None:
@@ -481,7 +483,7 @@ def ncu_value(text: str) -> float | None:
         return None
 
 
-def parse_ncu_csv(text: str) -> list[dict[str, float | None]]:
+def parse_ncu_csv(text: str, metrics: tuple[str, ...] = NCU_METRICS) -> list[dict[str, float | None]]:
     """Per profiled launch, its metrics, from `ncu --csv` output (the details page: one row per metric; or
     the raw page: one column per metric, a row of units first). Lines before the CSV header are ignored."""
     lines = text.splitlines()
@@ -494,10 +496,10 @@ def parse_ncu_csv(text: str) -> list[dict[str, float | None]]:
     for row in reader:
         launch = row.get("ID", "")
         if "Metric Name" in fields:
-            if row.get("Metric Name") in NCU_METRICS:
+            if row.get("Metric Name") in metrics:
                 launches.setdefault(launch, {})[row["Metric Name"]] = ncu_value(row.get("Metric Value", ""))
         elif launch.strip().isdigit():  # raw page; the row after the header holds units
-            launches[launch] = {m: ncu_value(row.get(m, "")) for m in NCU_METRICS if m in fields}
+            launches[launch] = {m: ncu_value(row.get(m, "")) for m in metrics if m in fields}
     return list(launches.values())
 
 
@@ -536,6 +538,69 @@ def profile_meld(ncu: str, binary: Path, kernels: list[str], launches: int, args
                        f"ncu exit {done.returncode}, no metrics")
         return None, None, None, problem.strip()[:160]
     return threads, instructions, microseconds, ""
+
+
+# How far a build is from the hardware (issue 13): achieved occupancy, warp execution efficiency (threads per
+# executed instruction, 32 without divergence) and DRAM throughput against the peak, each weighted by the
+# time of the launch it was measured on.
+PROFILE_METRICS = ("sm__warps_active.avg.pct_of_peak_sustained_active",
+                   "smsp__thread_inst_executed_per_inst_executed.ratio",
+                   "dram__throughput.avg.pct_of_peak_sustained_elapsed", "gpu__time_duration.sum")
+PROFILE_LAUNCHES = 200  # the first launches of the program's warm-up run: a recursion's levels, not all of them
+
+
+def summarize_profile(launches: list[dict[str, float | None]]) -> dict | None:
+    """The time-weighted means of PROFILE_METRICS over the profiled launches, and their count and time."""
+    occupancy, lanes, dram, time = PROFILE_METRICS
+    timed = [l for l in launches if l.get(time) and all(l.get(m) is not None for m in (occupancy, lanes, dram))]
+    total = sum(l[time] or 0.0 for l in timed)
+    if not timed or total <= 0:
+        return None
+    mean = lambda metric: sum((l[metric] or 0.0) * (l[time] or 0.0) for l in timed) / total  # noqa: E731
+    return {"launches": len(timed), "kernel_us": round(total / 1e3, 3), "occupancy_pct": round(mean(occupancy), 1),
+            "warp_efficiency_pct": round(mean(lanes) / 32 * 100, 1), "dram_pct_of_peak": round(mean(dram), 1)}
+
+
+def profile_summary(ncu: str, binary: Path, args: list[str], timeout: float, workdir: Path) -> tuple[dict | None, str]:
+    """Nsight Compute on the first PROFILE_LAUNCHES kernel launches of one run of the program:
+    summarize_profile's numbers, or None and why there are none."""
+    csv_log = workdir / f"ncu-profile-{binary.name}.csv"
+    csv_log.unlink(missing_ok=True)
+    command = [ncu, "--metrics", ",".join(PROFILE_METRICS), "--csv", "--print-units", "base", "--launch-count",
+               str(PROFILE_LAUNCHES), "--log-file", str(csv_log), str(binary), *args, "--reps", "1"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return None, "ncu timed out"
+    text = csv_log.read_text(errors="replace") if csv_log.exists() else ""
+    with (workdir / "ncu.log").open("a") as handle:
+        handle.write(f"$ {' '.join(command)}\n{done.stdout[-2000:]}{done.stderr[-2000:]}\n")
+    summary = summarize_profile(parse_ncu_csv(text, PROFILE_METRICS))
+    if summary is None:
+        return None, f"ncu exit {done.returncode}, no metrics"
+    return summary, ""
+
+
+def profile_table(runs: list[Run]) -> str:
+    """The profiles of results.md: one row per profiled build."""
+    profiled = [r for r in runs if r.profile]
+    if not profiled:
+        return ""
+    lines = ["", "## Nsight Compute profiles (`--profile-dp`): the fastest pdcc build and the best version of each input",
+             "", f"Over the first {PROFILE_LAUNCHES} kernel launches of one run, each metric weighted by its launch's "
+             "time: achieved occupancy (`sm__warps_active.avg.pct_of_peak_sustained_active`), warp execution "
+             "efficiency (`smsp__thread_inst_executed_per_inst_executed.ratio` / 32) and DRAM throughput against "
+             "the peak (`dram__throughput.avg.pct_of_peak_sustained_elapsed`).", "",
+             "| sample | input | variant | launches | kernel µs | occupancy % | warp efficiency % | DRAM % of peak |",
+             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for r in profiled:
+        p = r.profile or {}
+        if "problem" in p:
+            lines.append(f"| {r.sample} | {r.input} | {r.variant} | - | - | - | - | {p['problem']} |")
+        else:
+            lines.append(f"| {r.sample} | {r.input} | {r.variant} | {p['launches']} | {p['kernel_us']} | "
+                         f"{p['occupancy_pct']} | {p['warp_efficiency_pct']} | {p['dram_pct_of_peak']} |")
+    return "\n".join(lines) + "\n"
 
 
 def speedup(original: MeldRun | None, run: MeldRun) -> float | None:
@@ -668,6 +733,9 @@ def main() -> int:
                         help="only the dynamic-parallelism samples, or only the control-flow melding samples "
                              "(a plain run does both; --sweep, --tune and --configs-from imply dp)")
     parser.add_argument("--no-profile", action="store_true", help="meld samples: no Nsight Compute runs")
+    parser.add_argument("--profile-dp", action="store_true",
+                        help="dynamic-parallelism samples: an Nsight Compute summary of the fastest pdcc build and "
+                             "the best version of every input (occupancy, warp efficiency, DRAM throughput)")
     arguments = parser.parse_args()
     if arguments.merge:
         return merge(arguments.merge, Path(arguments.out))
@@ -701,7 +769,9 @@ def main() -> int:
     print(f"built {sum(b is not None for b in binaries.values())}/{len(binaries)} programs "
           f"in {time.time() - started:.0f} s", flush=True)
     meld = MeldResults(reps=arguments.reps or config["meld"]["reps"]) if meld_samples else None
-    session = Session(config, out, reps, binaries, meld)
+    session = Session(config, out, reps, binaries, meld, ncu_command() if arguments.profile_dp else None)
+    if arguments.profile_dp and session.ncu is None:
+        print("bench: no ncu (Nsight Compute) here: no profiles", flush=True)
     data = data_dir() if config["samples"] else ROOT
     for sample in config["samples"]:
         for item in sample["inputs"]:
@@ -724,8 +794,9 @@ class Session:
     `tune` its own coordinate search (new points are built on demand, many at once)."""
 
     def __init__(self, config: dict, out: Path, reps: int, binaries: dict[tuple[str, str], Path | None],
-                 meld: MeldResults | None = None):
+                 meld: MeldResults | None = None, ncu: str | None = None):
         self.config, self.out, self.reps, self.binaries, self.meld = config, out, reps, binaries, meld
+        self.ncu = ncu  # profile the fastest pdcc build and the best version of every input
         self.configured = [c["name"] for c in config["pdcc_configurations"]]
         self.pdcc_names = list(self.configured)  # and the points tuning adds, for the tables
         self.aggregation_names = [c["name"] for c in config["pdcc_configurations"]
@@ -766,6 +837,12 @@ class Session:
             measure_clauses(list(also))
         if tune_it and any((name, v) in self.binaries for v in self.configured):
             tune(self.config["sweep"], measure_clauses)
+        if self.ncu is not None:
+            chosen = [fastest(measured, self.pdcc_names), measured.get("best")]
+            for run in (r for r in chosen if r is not None and r.status == "ok"):
+                summary, problem = profile_summary(self.ncu, self.binaries[(name, run.variant)], args,
+                                                   self.config.get("profile_timeout_s", 120), self.out / "logs")
+                run.profile = summary or {"problem": problem}
         self.save()
 
     def sample(self, name: str) -> dict:

@@ -182,6 +182,44 @@ def test_ncu_csv_is_read_per_launch_and_combined_by_instruction_count():
     assert bench.parse_ncu_csv("==ERROR== ERR_NVGPUCTRPERM") == [] and bench.combine_launches([]) == (None, None, None)
 
 
+NCU_PROFILE = """"ID","Process ID","Kernel Name","Metric Name","Metric Unit","Metric Value"
+"0","1","walk","sm__warps_active.avg.pct_of_peak_sustained_active","%","50"
+"0","1","walk","smsp__thread_inst_executed_per_inst_executed.ratio","","16"
+"0","1","walk","dram__throughput.avg.pct_of_peak_sustained_elapsed","%","10"
+"0","1","walk","gpu__time_duration.sum","nsecond","3,000"
+"1","1","walk__pdcc_level","sm__warps_active.avg.pct_of_peak_sustained_active","%","90"
+"1","1","walk__pdcc_level","smsp__thread_inst_executed_per_inst_executed.ratio","","32"
+"1","1","walk__pdcc_level","dram__throughput.avg.pct_of_peak_sustained_elapsed","%","70"
+"1","1","walk__pdcc_level","gpu__time_duration.sum","nsecond","1,000"
+"""
+
+
+def test_a_profile_weights_each_launchs_metrics_by_its_time():
+    summary = bench.summarize_profile(bench.parse_ncu_csv(NCU_PROFILE, bench.PROFILE_METRICS))
+    assert summary == {"launches": 2, "kernel_us": 4.0, "occupancy_pct": 60.0,    # (50 * 3 + 90 * 1) / 4
+                       "warp_efficiency_pct": 62.5, "dram_pct_of_peak": 25.0}      # (16 * 3 + 32) / 4 / 32
+    assert bench.summarize_profile([]) is None
+
+
+def test_profile_dp_profiles_the_fastest_pdcc_build_and_the_best_version(tmp_path: Path, monkeypatch):
+    config = {"arch": "sm_90", "timeout_s": 1, "pdcc_configurations": [{"name": "fast", "clauses": "x"},
+                                                                       {"name": "slow", "clauses": "y"}]}
+    times = {"naive": 9.0, "flat": 3.0, "best": 1.0, "fast": 2.0, "slow": 4.0}
+    monkeypatch.setattr(bench, "run_one", lambda binary, sample, label, variant, *rest:
+                        bench.Run(sample, label, variant, times[variant], True, "ok"))
+    profiled = []
+    monkeypatch.setattr(bench, "profile_summary", lambda ncu, binary, args, timeout, workdir:
+                        (profiled.append(binary.name) or {"launches": 1, "kernel_us": 1.0, "occupancy_pct": 50.0,
+                                                          "warp_efficiency_pct": 90.0, "dram_pct_of_peak": 20.0}, ""))
+    (tmp_path / "logs").mkdir()
+    binaries = {("s", v): tmp_path / v for v in times}
+    session = bench.Session(config, tmp_path, 3, binaries, ncu="ncu")
+    session.run_input("s", {"label": "in", "args": []}, tmp_path, False)
+    assert profiled == ["fast", "best"]
+    text = (tmp_path / "results.md").read_text()
+    assert "| s | in | fast | 1 | 1.0 | 50.0 | 90.0 | 20.0 |" in text and "| s | in | best |" in text
+
+
 def fake_program(path: Path, line: str, status: int = 0) -> Path:
     path.write_text(f"#!/bin/sh\necho 'noise'\necho '{line}'\nexit {status}\n")
     path.chmod(0o755)
