@@ -516,27 +516,37 @@ def combine_launches(launches: list[dict[str, float | None]]) -> tuple[float | N
     return threads / instructions, instructions, sum(l[time_name] or 0.0 for l in complete) / 1e3 if timed else None
 
 
+def run_ncu(ncu: str, metrics: tuple[str, ...], selection: list[str], binary: Path, program: list[str],
+            timeout: float, workdir: Path, log_name: str) -> tuple[list[dict[str, float | None]], str]:
+    """Nsight Compute's `metrics` on the launches `selection` picks (ncu options) of one run of the program
+    (`program`: its arguments): per launch, and the line that says why, should there be no metrics."""
+    csv_log = workdir / log_name
+    csv_log.unlink(missing_ok=True)
+    command = [ncu, "--metrics", ",".join(metrics), "--csv", "--print-units", "base", *selection,
+               "--log-file", str(csv_log), str(binary), *program]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return [], "ncu timed out"
+    text = csv_log.read_text(errors="replace") if csv_log.exists() else ""
+    with (workdir / "ncu.log").open("a") as handle:
+        handle.write(f"$ {' '.join(command)}\n{done.stdout[-2000:]}{done.stderr[-2000:]}\n{text}\n")
+    why = next((line for line in (text + done.stdout + done.stderr).splitlines() if "ERR" in line or "rror" in line),
+               f"ncu exit {done.returncode}, no metrics")
+    return parse_ncu_csv(text, metrics), why.strip()[:160]
+
+
 def profile_meld(ncu: str, binary: Path, kernels: list[str], launches: int, args: list[str], timeout: float,
                  workdir: Path) -> tuple[float | None, float | None, float | None, str]:
     """Nsight Compute on the first `launches` launches of the sample's kernels, the program run once without
     its CPU check: (threads per instruction, instructions executed, microseconds, '' or why there are none)."""
-    csv_log = workdir / f"ncu-{binary.name}.csv"
-    csv_log.unlink(missing_ok=True)
-    command = [ncu, "--metrics", ",".join(NCU_METRICS), "--csv", "--print-units", "base", "--kernel-name-base",
-               "function", "--kernel-name", f"regex:^({'|'.join(kernels)})$", "--launch-count", str(launches),
-               "--log-file", str(csv_log), str(binary), *args, "--reps", "1", "--no-check"]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-    except subprocess.TimeoutExpired:
-        return None, None, None, "ncu timed out"
-    text = csv_log.read_text(errors="replace") if csv_log.exists() else ""
-    with (workdir / "ncu.log").open("a") as handle:
-        handle.write(f"$ {' '.join(command)}\n{done.stdout[-2000:]}{done.stderr[-2000:]}\n{text}\n")
-    threads, instructions, microseconds = combine_launches(parse_ncu_csv(text))
+    selection = ["--kernel-name-base", "function", "--kernel-name", f"regex:^({'|'.join(kernels)})$",
+                 "--launch-count", str(launches)]
+    measured, problem = run_ncu(ncu, NCU_METRICS, selection, binary, [*args, "--reps", "1", "--no-check"], timeout,
+                                workdir, f"ncu-{binary.name}.csv")
+    threads, instructions, microseconds = combine_launches(measured)
     if threads is None:
-        problem = next((line for line in (text + done.stdout + done.stderr).splitlines() if "ERR" in line or "rror" in line),
-                       f"ncu exit {done.returncode}, no metrics")
-        return None, None, None, problem.strip()[:160]
+        return None, None, None, problem
     return threads, instructions, microseconds, ""
 
 
@@ -564,21 +574,10 @@ def summarize_profile(launches: list[dict[str, float | None]]) -> dict | None:
 def profile_summary(ncu: str, binary: Path, args: list[str], timeout: float, workdir: Path) -> tuple[dict | None, str]:
     """Nsight Compute on the first PROFILE_LAUNCHES kernel launches of one run of the program:
     summarize_profile's numbers, or None and why there are none."""
-    csv_log = workdir / f"ncu-profile-{binary.name}.csv"
-    csv_log.unlink(missing_ok=True)
-    command = [ncu, "--metrics", ",".join(PROFILE_METRICS), "--csv", "--print-units", "base", "--launch-count",
-               str(PROFILE_LAUNCHES), "--log-file", str(csv_log), str(binary), *args, "--reps", "1"]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-    except subprocess.TimeoutExpired:
-        return None, "ncu timed out"
-    text = csv_log.read_text(errors="replace") if csv_log.exists() else ""
-    with (workdir / "ncu.log").open("a") as handle:
-        handle.write(f"$ {' '.join(command)}\n{done.stdout[-2000:]}{done.stderr[-2000:]}\n")
-    summary = summarize_profile(parse_ncu_csv(text, PROFILE_METRICS))
-    if summary is None:
-        return None, f"ncu exit {done.returncode}, no metrics"
-    return summary, ""
+    measured, problem = run_ncu(ncu, PROFILE_METRICS, ["--launch-count", str(PROFILE_LAUNCHES)], binary,
+                                [*args, "--reps", "1"], timeout, workdir, f"ncu-profile-{binary.name}.csv")
+    summary = summarize_profile(measured)
+    return (summary, "") if summary is not None else (None, problem)
 
 
 def profile_table(runs: list[Run]) -> str:

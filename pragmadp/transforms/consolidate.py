@@ -135,17 +135,19 @@ def _reach(unit: Unit) -> dict[str, frozenset[str]]:
 
 def _reachable(unit: Unit) -> dict[str, frozenset[str]]:
     edges = _consolidated_launches(unit)
-    reach: dict[str, frozenset[str]] = {}
-    for start in edges:
-        seen: set[str] = set()
-        todo = list(edges[start])
-        while todo:
-            kernel = todo.pop()
-            if kernel not in seen:
-                seen.add(kernel)
-                todo += edges.get(kernel, ())
-        reach[start] = frozenset(seen)
-    return reach
+    return {start: _closure(edges, start) for start in edges}
+
+
+def _closure(edges: dict[str, set[str]], start: str) -> frozenset[str]:
+    """The kernels one or more launches lead to from `start`."""
+    seen: set[str] = set()
+    todo = list(edges.get(start, ()))
+    while todo:
+        kernel = todo.pop()
+        if kernel not in seen:
+            seen.add(kernel)
+            todo += edges.get(kernel, ())
+    return frozenset(seen)
 
 
 @dataclass(frozen=True)
@@ -261,9 +263,9 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
         _leaf(plan, recursion), comment=f"pdcc: site {site.name}: {summary} (in a small item run here: appended "
                                         "whatever its size)")
     varying = [p.name for i, p in enumerate(plan.child.parameters) if i not in member.uniform]
-    shared = "" if first else f"; it shares the consumer of site {recursion.first}" if len(recursion.members) > 1 \
-        else f"; it shares the queue and consumer of site {recursion.first}"
-    if len(recursion.members) > 1:
+    mutual = len(recursion.members) > 1
+    shared = "" if first else f"; it shares the {'' if mutual else 'queue and '}consumer of site {recursion.first}"
+    if mutual:
         shared += f" (a mutual recursion of {recursion.names}: one consumer per level runs each kernel's queue)"
     remarks = [context.remark(Kind.APPLIED, rules.CONSOLIDATE_APPLIED, unit.span(site.launch.call),
                               kernel=member.name, launcher="itself" if site.parent.name == member.name
@@ -443,8 +445,12 @@ def _problems(context: Context, recursion: Recursion) -> dict[Node | None, Probl
     if whole is not None:
         problems[None] = whole
     written = frozenset().union(*(_written_through(context.unit, m.function) for m in recursion.members))
+    unconditional: dict[str, set[str]] = {}  # kernel -> the kernels it launches on every path
+    for s in recursion.sites:
+        if _unconditional(context.unit, s.parent, s.launch.statement):
+            unconditional.setdefault(s.parent.name, set()).add(s.launch.kernel_name)
     for site in recursion.sites:
-        problem = _site_problem(context, recursion, site, written)
+        problem = _site_problem(context, recursion, site, written, unconditional)
         if problem is not None:
             problems[site.launch.statement] = problem
     return problems
@@ -546,7 +552,8 @@ def _recursion_problem(context: Context, recursion: Recursion) -> Problem | None
     return None
 
 
-def _site_problem(context: Context, recursion: Recursion, site: Site, written: frozenset[str]) -> Problem | None:
+def _site_problem(context: Context, recursion: Recursion, site: Site, written: frozenset[str],
+                  unconditional: dict[str, set[str]]) -> Problem | None:
     """What stops one site: a granularity or configuration a work item cannot keep, no base case, post-work."""
     unit, launch, name = context.unit, site.launch, site.launch.kernel_name
     line = unit.source.line_of(launch.statement.start_byte)
@@ -562,7 +569,7 @@ def _site_problem(context: Context, recursion: Recursion, site: Site, written: f
                         "work item does not keep", line)
     if len(launch.arguments) > len(recursion.member(name).child.parameters):
         return _why_not(rules.CHILD_UNSUPPORTED, name, f"the launch passes more arguments than '{name}' takes", line)
-    if _endless(unit, recursion, site):
+    if _endless(unconditional, site):
         what = "itself" if name == site.parent.name else f"'{name}', which launches it back the same way,"
         return _why_not(rules.CHILD_RECURSIVE, name, f"'{site.parent.name}' launches {what} at line {line} on every "
                         "path (no condition and no return before it): a recursion without a base case, which "
@@ -575,26 +582,11 @@ def _site_problem(context: Context, recursion: Recursion, site: Site, written: f
     return None
 
 
-def _endless(unit: Unit, recursion: Recursion, site: Site) -> bool:
+def _endless(unconditional: dict[str, set[str]], site: Site) -> bool:
     """Whether every thread that runs the site's kernel makes the launch, and every thread of the launched
     kernel makes launches that lead back the same way: a cycle of unconditional launches never ends."""
-    unconditional: dict[str, set[str]] = {}
-    for s in recursion.sites:
-        unconditional.setdefault(s.parent.name, set())
-        if _unconditional(unit, s.parent, s.launch.statement):
-            unconditional[s.parent.name].add(s.launch.kernel_name)
-    if site.launch.kernel_name not in unconditional[site.parent.name]:
-        return False
-    seen: set[str] = set()
-    todo = [site.launch.kernel_name]
-    while todo:
-        kernel = todo.pop()
-        if kernel == site.parent.name:
-            return True
-        if kernel not in seen:
-            seen.add(kernel)
-            todo += unconditional.get(kernel, ())
-    return False
+    parent, launched = site.parent.name, site.launch.kernel_name
+    return launched in unconditional.get(parent, ()) and (launched == parent or parent in _closure(unconditional, launched))
 
 
 def _unconditional(unit: Unit, function: Function, statement: Node) -> bool:

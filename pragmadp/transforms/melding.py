@@ -110,7 +110,7 @@ class Melder:
         then, orelse = _items(statement.then), _items(statement.orelse)
         self.stats.statements = _count(then) + _count(orelse)
         inner_aligned = 0
-        heads: list[ir.Stmt] = []   # the conditions of an else-if chain that are safe to evaluate for every thread
+        heads: list[ir.Declaration] = []   # the conditions of an else-if chain safe to evaluate for every thread
         if isinstance(statement.orelse, ir.If):   # `else if`: the rest of the chain melds first, as its own region
             condition, self.condition, stats, naming = self.condition, c_ast.ID(""), self.stats, self.naming
             self.stats, self.naming = Stats(), False   # its selects stay in its statements, to meld further
@@ -118,10 +118,10 @@ class Melder:
             self.naming = naming
             if inner.stats.aligned:
                 orelse = list(inner.code.items)
-                while orelse and isinstance(orelse[0], ir.Declaration) and orelse[0].type == "const bool" and \
-                        orelse[0].name.startswith("pdcc_then") and orelse[0].init is not None and \
-                        _harmless(orelse[0].init):
-                    heads.append(orelse.pop(0))   # evaluated where the chain evaluates it, before any body
+                while orelse and isinstance(first := orelse[0], ir.Declaration) and first.type == "const bool" and \
+                        first.name.startswith("pdcc_then") and first.init is not None and _harmless(first.init):
+                    heads.append(first)   # evaluated where the chain evaluates it, before any body
+                    orelse.pop(0)
                 stats.statements = _count(then) + inner.stats.statements   # the `if` of the chain is not one
                 stats.pairs += inner.stats.pairs
                 stats.saved += inner.stats.saved
@@ -134,8 +134,9 @@ class Melder:
         head = ir.Declaration("const bool", self.condition.name, statement.cond)
         items = [head, *heads, *body]
         if heads and self.naming:  # a whole else-if chain: its selects over the arms' conditions, fewer
-            flags = {d.name: d.init for d in (head, *heads) if isinstance(d, ir.Declaration) and d.init is not None
-                     and _harmless(d.init)}
+            flags = {d.name: d.init for d in heads}  # (each harmless, or it would not be a head)
+            if _harmless(statement.cond):
+                flags[head.name] = statement.cond
             items = chain_selects.simplified(items, flags, _text)
             self.stats.selects = _ternaries(items) - _ternaries([statement])  # what the remark counts: the code's
         return Region(ir.Block(tuple(items)), self.stats)
