@@ -338,23 +338,30 @@ using RecordOf = typename RecordOfKernel<Kernel>::type;
 constexpr unsigned kRetryLimitNs = 1u << 18;  // about 0.5 ms of waiting in all before the one-by-one fallback
 
 // The group's leader launches the batch (`launch(batch)` returns the launch's cudaGetLastError()). A
-// failed launch (pending-launch pool full?) is retried with doubling back-off while launches drain; at
-// last each record goes on its own through `direct(record)`, so no work is lost. Stale errors are
-// cleared first (else a launch that worked would look failed and run twice); runtime_check.cu, whose
+// failed launch (pending-launch pool full, or the launch budget spent) is retried with doubling back-off
+// while launches drain; false when it never went through: then the whole group runs the records, each
+// through `direct(record)` (run_directly), so no work is lost and none waits on one thread. Stale errors
+// are cleared first (else a launch that worked would look failed and run twice); runtime_check.cu, whose
 // "launch" launches nothing, defines PDCC_RT_NO_DEVICE_RUNTIME to build without -rdc, as
 // compute-sanitizer's racecheck and synccheck need.
-template <typename Record, typename Launch, typename Direct>
-__device__ void launch_batch(const Batch<Record>& batch, Launch& launch, Direct& direct) {
+template <typename Record, typename Launch>
+__device__ bool launch_batch(const Batch<Record>& batch, Launch& launch) {
 #ifndef PDCC_RT_NO_DEVICE_RUNTIME
   (void)cudaGetLastError();
 #endif
   for (unsigned wait = 64; launch(batch) != cudaSuccess; wait *= 2) {
-    if (wait > kRetryLimitNs) {
-      for (unsigned i = 0; i < batch.count; ++i) direct(batch.records[i]);
-      break;
-    }
+    if (wait > kRetryLimitNs) return false;
     __nanosleep(wait);
   }
+  return true;
+}
+
+// Records `first`, `first + stride`, ... of `count`, each on its own through `direct(record)`: a group's
+// records that no aggregated launch runs, shared by the group's threads.
+template <typename Record, typename Direct>
+__device__ __forceinline__ void run_directly(const Record* records, unsigned count, unsigned first, unsigned stride,
+                                             Direct& direct) {
+  for (unsigned i = first; i < count; i += stride) direct(records[i]);
 }
 
 // Warp groups (PerWarp) or one group per block, in shared memory (hence no constructor). Every thread
@@ -395,8 +402,8 @@ struct BlockGroups {
     return true;
   }
 
-  // Every group launches its records as one grid, or one by one when fewer than `few`; then the block
-  // is done with the pool. After the aggregated launch no thread waits for the launching one.
+  // Every group launches its records as one grid, or, when fewer than `few` or the launch never goes
+  // through, its threads run them one by one between them; then the block is done with the pool.
   template <typename Record, typename Site, typename Launch, typename Direct>
   __device__ void flush(Site& site, unsigned coarsen, unsigned few, Launch launch, Direct direct) {
     const unsigned mask = PerWarp ? warp_lanes() : 0u, lane = linear_thread() & 31u, g = group();
@@ -404,15 +411,16 @@ struct BlockGroups {
     Record* records = reinterpret_cast<Record*>(chunk) + g * capacity;
     unsigned* ends = reinterpret_cast<unsigned*>(reinterpret_cast<Record*>(chunk) + groups() * capacity) + g * capacity;
     const unsigned n = chunk ? min(count[g], capacity) : 0u;
+    const unsigned me = PerWarp ? lane : linear_thread(), stride = PerWarp ? __popc(mask) : block_threads();
+    bool launched = false;  // too few records to be worth a group launch, or the launch never went through
     if (n >= few) {
       unsigned widest = 0;
       const unsigned total = PerWarp ? warp_scan_records(records, ends, n, coarsen, mask, &widest)
                                      : block_scan_records(records, ends, n, coarsen, scratch, &widest);
-      if ((PerWarp ? lane : linear_thread()) == 0u) launch_batch(Batch<Record>{records, ends, n, total, widest, coarsen}, launch, direct);
-    } else {  // too few records to be worth a group launch
-      const unsigned stride = PerWarp ? __popc(mask) : block_threads();
-      for (unsigned i = PerWarp ? lane : linear_thread(); i < n; i += stride) direct(records[i]);
+      launched = me == 0u && launch_batch(Batch<Record>{records, ends, n, total, widest, coarsen}, launch);
+      launched = PerWarp ? __any_sync(mask, launched) : __syncthreads_or(launched);
     }
+    if (!launched) run_directly(records, n, me, stride, direct);
     if (linear_thread() == 0u) site.block_done();
   }
 };
@@ -452,8 +460,9 @@ struct MultiBlockGroup {
     return true;
   }
 
-  // The last block of the group launches its records as one grid (or one by one when fewer than `few`)
-  // and releases the slot; then the block is done with the pool.
+  // The last block of the group launches its records as one grid (or, when fewer than `few` or the
+  // launch never goes through, its threads run them one by one between them) and releases the slot;
+  // then the block is done with the pool.
   template <typename Record, typename Site, typename Launch, typename Direct>
   __device__ void flush(Site& site, unsigned coarsen, unsigned few, Launch launch, Direct direct) {
     __threadfence();
@@ -468,18 +477,18 @@ struct MultiBlockGroup {
       unsigned* ends = reinterpret_cast<unsigned*>(records + capacity);
       const unsigned n = min(*(volatile unsigned*)&group->count, capacity);
       __syncthreads();
+      bool launched = false;  // too few records to be worth a group launch, or the launch never went through
       if (n >= few) {
         unsigned widest = 0;
         const unsigned total = block_scan_records(records, ends, n, coarsen, scratch, &widest);
-        if (linear_thread() == 0u) {
-          launch_batch(Batch<Record>{records, ends, n, total, widest, coarsen}, launch, direct);
-          group->release();
-        }
-      } else {  // too few records to be worth a group launch
-        for (unsigned i = linear_thread(); i < n; i += block_threads()) direct(records[i]);
-        __syncthreads();  // every thread is done with the records
-        if (linear_thread() == 0u) group->release();
+        launched = __syncthreads_or(linear_thread() == 0u &&
+                                    launch_batch(Batch<Record>{records, ends, n, total, widest, coarsen}, launch));
       }
+      if (!launched) {
+        run_directly(records, n, linear_thread(), block_threads(), direct);
+        __syncthreads();  // every thread is done with the records
+      }
+      if (linear_thread() == 0u) group->release();
     }
     if (linear_thread() == 0u) site.block_done();
   }

@@ -67,3 +67,20 @@ int run(int argc, char** argv, const char* variant, Launch launch) {
 }
 
 }  // namespace bfs
+
+namespace bfs {
+
+// The host side of a variant that runs a whole search without returning to the host between levels (no
+// host loop over the levels): make(p) sets the variant up for the problem, untimed, and returns an object
+// whose run() does one search from vertex 0 on the reset levels. Timing, check and result line as in run().
+template <typename Make>
+int run_searches(int argc, char** argv, const char* variant, Make make) {
+  sample::Options opt = sample::parse_options(argc, argv);
+  graph::GraphProblem p(graph::load_graph(opt), kUnvisitedByte);
+  auto search = make(p);
+  std::vector<double> times = sample::time_runs(opt.reps, [&] { p.reset(); }, [&] { search.run(); });
+  report(variant, p, times);
+  return 0;
+}
+
+}  // namespace bfs
