@@ -37,8 +37,10 @@ __device__ __forceinline__ unsigned linear_block() {
 
 __device__ __forceinline__ unsigned block_threads() { return blockDim.x * blockDim.y * blockDim.z; }
 
-// (x, y, z) of a linear index in a box of the given extent, x fastest (the hardware's order).
+// (x, y, z) of a linear index in a box of the given extent, x fastest (the hardware's order); a
+// one-dimensional box (the usual launch) costs no division.
 __device__ __forceinline__ uint3 unflatten(unsigned index, dim3 extent) {
+  if ((extent.y | extent.z) == 1u) return make_uint3(index, 0u, 0u);
   return make_uint3(index % extent.x, (index / extent.x) % extent.y, index / (extent.x * extent.y));
 }
 
@@ -158,7 +160,7 @@ __device__ __forceinline__ void call_with_arguments(F f, const Record<Parameters
 // Blocks of one record's (coarsened) child grid and its threads per block.
 template <typename Record>
 __device__ __forceinline__ unsigned record_blocks(const Record& r, unsigned coarsen) {
-  return (r.grid.x + coarsen - 1) / coarsen * r.grid.y * r.grid.z;
+  return (coarsen == 1u ? r.grid.x : (r.grid.x + coarsen - 1) / coarsen) * r.grid.y * r.grid.z;
 }
 
 template <typename Record>
@@ -292,8 +294,7 @@ struct SitePool {
       __threadfence();
       atomicExch(&slot->state, 2);
     } else {
-      while (atomicAdd(&slot->state, 0) != 2) {
-      }
+      for (unsigned wait = 32; atomicAdd(&slot->state, 0) != 2; wait = wait < 1024u ? wait * 2 : wait) __nanosleep(wait);
       __threadfence();  // acquire: read the records and capacity the setting-up block wrote, not a stale line
     }
     return slot;
@@ -398,8 +399,7 @@ struct BlockGroups {
     const unsigned slot = atomicAdd(&count[g], 1u);
     if (slot >= capacity) return false;
     ::new (reinterpret_cast<Record*>(chunk) + g * capacity + slot) Record(record);
-    __threadfence();  // visible to the child grid another thread of the group launches
-    return true;
+    return true;  // made visible to the group's launch by the flush's fence
   }
 
   // Every group launches its records as one grid, or, when fewer than `few` or the launch never goes
@@ -407,6 +407,7 @@ struct BlockGroups {
   template <typename Record, typename Site, typename Launch, typename Direct>
   __device__ void flush(Site& site, unsigned coarsen, unsigned few, Launch launch, Direct direct) {
     const unsigned mask = PerWarp ? warp_lanes() : 0u, lane = linear_thread() & 31u, g = group();
+    __threadfence();  // this thread's appends, before the launch another thread of the group makes
     if (PerWarp) __syncwarp(mask); else __syncthreads();
     Record* records = reinterpret_cast<Record*>(chunk) + g * capacity;
     unsigned* ends = reinterpret_cast<unsigned*>(reinterpret_cast<Record*>(chunk) + groups() * capacity) + g * capacity;
@@ -456,8 +457,7 @@ struct MultiBlockGroup {
     const unsigned at = atomicAdd(&group->count, 1u);
     if (at >= group->capacity) return false;
     ::new (reinterpret_cast<Record*>(group->records) + at) Record(record);
-    __threadfence();  // visible to the block that launches for the group
-    return true;
+    return true;  // made visible to the block that launches for the group by the flush's fence
   }
 
   // The last block of the group launches its records as one grid (or, when fewer than `few` or the
@@ -495,39 +495,48 @@ struct MultiBlockGroup {
 };
 
 // One block of an aggregated grid: its record (found by binary search over the scanned block counts),
-// the first original block it runs (it strides over the record's coarsened grid in x) and its thread.
+// the first original block it runs (it strides over the record's coarsened grid in x).
 template <typename Record>
 struct AggregatedBlock {
   Record record;
   uint3 block;
-  uint3 thread;
   unsigned stride;
-  bool idle;  // the record's blocks are smaller than the aggregated grid's: nothing to do
 };
 
 template <typename Record>
-__device__ AggregatedBlock<Record> aggregated_block(const Batch<Record>& batch, unsigned block_index,
-                                                    unsigned thread_index) {
+__device__ AggregatedBlock<Record> aggregated_block(const Batch<Record>& batch, unsigned block_index) {
   const unsigned r = find_record(batch.ends, batch.count, block_index);
   const Record& record = batch.records[r];
-  const unsigned stride = (record.grid.x + batch.coarsen - 1) / batch.coarsen;
+  const unsigned stride = batch.coarsen == 1u ? record.grid.x : (record.grid.x + batch.coarsen - 1) / batch.coarsen;
   return {record, unflatten(block_index - (r ? batch.ends[r - 1] : 0u), dim3(stride, record.grid.y, record.grid.z)),
-          unflatten(thread_index, record.block), stride, thread_index >= record_threads(record)};
+          stride};
 }
 
-// What thread `thread_index` of block `block_index` of an aggregated grid does (the body of every
-// child__pdcc_agg kernel): for each original block of its record that it covers, runs
-// `thread(block, thread, grid, blockDim, the child's arguments...)`, the child's outlined body;
-// `once...` are the values passed once per group.
+// What thread `thread_index` of aggregated block `a` does: for each original block of its record that it
+// covers, runs `thread(block, thread, grid, blockDim, the child's arguments...)`, the child's outlined
+// body, unless the record's blocks are smaller than the aggregated grid's; `once...` are the values
+// passed once per group.
+template <typename Record, typename Thread, typename... Once>
+__device__ __forceinline__ void run_block_thread(const AggregatedBlock<Record>& a, unsigned thread_index, Thread thread,
+                                                 const Once&... once) {
+  if (thread_index >= record_threads(a.record)) return;
+  const uint3 own = unflatten(thread_index, a.record.block);
+  for (unsigned bx = a.block.x; bx < a.record.grid.x; bx += a.stride)
+    pdcc::call_with_arguments([&](const auto&... arguments) {
+      thread(make_uint3(bx, a.block.y, a.block.z), own, a.record.grid, a.record.block, arguments...);
+    }, a.record, once...);
+}
+
+// The body of every child__pdcc_agg kernel (every thread calls it, first thing): the block's first thread
+// finds and loads its AggregatedBlock into shared memory, once for all of them, and each thread runs its
+// part (run_block_thread).
 template <typename Record, typename Thread, typename... Once>
 __device__ __forceinline__ void run_aggregated_block(const Batch<Record>& batch, unsigned block_index,
                                                      unsigned thread_index, Thread thread, const Once&... once) {
-  const AggregatedBlock<Record> a = aggregated_block(batch, block_index, thread_index);
-  if (a.idle) return;
-  for (unsigned bx = a.block.x; bx < a.record.grid.x; bx += a.stride)
-    pdcc::call_with_arguments([&](const auto&... arguments) {
-      thread(make_uint3(bx, a.block.y, a.block.z), a.thread, a.record.grid, a.record.block, arguments...);
-    }, a.record, once...);
+  __shared__ alignas(AggregatedBlock<Record>) unsigned char found[sizeof(AggregatedBlock<Record>)];
+  if (thread_index == 0u) ::new (found) AggregatedBlock<Record>(aggregated_block(batch, block_index));
+  __syncthreads();
+  run_block_thread(*reinterpret_cast<const AggregatedBlock<Record>*>(found), thread_index, thread, once...);
 }
 
 // --- the launch budget ------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 // shared-memory access of the scans and of the group protocol that pdcc's aggregated parents use. The
 // protocol runs exactly as generated code runs it (a pdcc::Record, a SitePool, a group in shared memory,
 // open, append, flush), but the "launch" given to flush checks and counts the batch instead of launching
-// it, running each aggregated block's threads through run_aggregated_block as child__pdcc_agg does, and
+// it, running each aggregated block's threads through aggregated_block and run_block_thread as
+// child__pdcc_agg does (less the hand-over of the block's record in shared memory), and
 // can fail a number of times to drive the retries and the one-by-one fallback. (The launches themselves,
 // aggregated_launch, direct_launch and launch_record, need -rdc=true: the samples run them on the GPU.)
 // Prints "runtime ok" and exits 0, or names the first wrong value and exits 1.
@@ -112,7 +113,7 @@ __device__ void finish(const Outcome& out, const ChildLaunch& record, How how) {
 
 // The "launch" of a batch: checks what the aggregated grid would get and runs, in this thread, what the
 // first and the last thread of each of its blocks do (and a thread beyond the record's block, idle):
-// run_aggregated_block, as child__pdcc_agg does, with a child body that checks the arguments it gets
+// aggregated_block and run_block_thread, as child__pdcc_agg does, with a child body that checks the arguments it gets
 // (the record's, and scale() passed once) and counts the original blocks it runs.
 __device__ cudaError_t run_batch(const pdcc::Batch<ChildLaunch>& batch, const Config& config, const Outcome& out,
                                  unsigned attempt) {
@@ -124,15 +125,15 @@ __device__ cudaError_t run_batch(const pdcc::Batch<ChildLaunch>& batch, const Co
   EXPECT(batch.count > 0 && batch.threads == widest && batch.blocks == batch.ends[batch.count - 1] &&
          batch.coarsen == config.coarsen);
   for (unsigned b = 0; b < batch.blocks; ++b) {
-    const pdcc::AggregatedBlock<ChildLaunch> first = pdcc::aggregated_block(batch, b, 0u);
+    const pdcc::AggregatedBlock<ChildLaunch> first = pdcc::aggregated_block(batch, b);
     const ChildLaunch& r = first.record;
     const unsigned id = id_of(r), threads = pdcc::record_threads(r);
     EXPECT(first.stride == (r.grid.x + config.coarsen - 1u) / config.coarsen && first.block.x < first.stride);
     const unsigned thread_of[3] = {0u, threads - 1u, threads};  // first, last, idle
     unsigned ran[3] = {0u, 0u, 0u};
     for (unsigned k = 0; k < 3; ++k)
-      pdcc::run_aggregated_block(batch, b, thread_of[k], [&](uint3 block, uint3 thread, dim3 grid, dim3 block_dim,
-                                                              unsigned got, float once, int shape) {
+      pdcc::run_block_thread(first, thread_of[k], [&](uint3 block, uint3 thread, dim3 grid, dim3 block_dim,
+                                                      unsigned got, float once, int shape) {
         const uint3 want = pdcc::unflatten(thread_of[k], r.block);
         EXPECT(thread.x == want.x && thread.y == want.y && thread.z == want.z);
         EXPECT(got == id && once == scale() && shape == (int)(id % 3u));
