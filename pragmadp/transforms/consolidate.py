@@ -814,7 +814,7 @@ def _build_member(context: Context, recursion: Recursion, member: Member, granul
     if member.serial:
         leaf = _copy(context, recursion, member, "leaf", recursion.leaves, "run in the launching thread (a small "
                      "item), appending every launch at its level")
-        serial = ir.Function("static __device__", member.symbol("serial"),
+        serial = ir.Function("static __device__ __noinline__", member.symbol("serial"),
                              ("const pdcc::Level pdcc_level", "const dim3 pdcc_gridDim", "const dim3 pdcc_blockDim",
                               *declarations),
                              templates.block(SERIAL_LOOPS, thread=ir.ExprStmt(ir.call(

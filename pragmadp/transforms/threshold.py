@@ -65,8 +65,8 @@ _COUNTED_BODY = """\
 class SerialVersion(AfterChild):
     """`child__pdcc_serial`: every thread of a launch of the child, one after another, in the caller.
 
-    nvcc may inline it: the hang it was once kept out of line for (tests/cuda/shapes.cu on an H200) was a
-    spin in the device runtime past the pending-launch pool, which the launch budget keeps pdcc out of.
+    Never inlined: inlined into a parent loop beside device launches it hung the grid on an H200
+    (tests/cuda/shapes.cu, threshold(32) coarsen(4), 300 parents x 4 rounds); out of line it finishes.
     """
 
     suffix: ClassVar[str] = SERIAL_SUFFIX
@@ -76,7 +76,7 @@ class SerialVersion(AfterChild):
                                       ir.call("make_uint3", *map(ir.name, ("pdcc_bx", "pdcc_by", "pdcc_bz"))),
                                       ir.call("make_uint3", *map(ir.name, ("pdcc_tx", "pdcc_ty", "pdcc_tz"))),
                                       ir.name("pdcc_gridDim"), ir.name("pdcc_blockDim"))
-        function = ir.Function("static __device__", self.symbol,
+        function = ir.Function("static __device__ __noinline__", self.symbol,
                                ("const dim3 pdcc_gridDim", "const dim3 pdcc_blockDim", *self.child.declarations),
                                templates.block(SERIAL_LOOPS, thread=thread), self.child.template,
                                f"every thread of a '{self.child.name}' launch, one after another, in the calling thread")

@@ -29,7 +29,7 @@ static __global__ void __launch_bounds__(1024) add_to__pdcc_counted(float* out, 
 }
 
 // pdcc: every thread of a 'add_to' launch, one after another, in the calling thread
-static __device__ void add_to__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* out, const float* in, float scale, int n)
+static __device__ __noinline__ void add_to__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* out, const float* in, float scale, int n)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
@@ -79,7 +79,7 @@ static __device__ void fill_strided__pdcc_thread(const uint3 pdcc_blockIdx, cons
 
 // pdcc: every thread of a 'fill_strided' launch, one after another, in the calling thread
 template <typename T, int Step>
-static __device__ void fill_strided__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, T* data, T value, int64_t n)
+static __device__ __noinline__ void fill_strided__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, T* data, T value, int64_t n)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)

@@ -19,7 +19,7 @@ static __device__ void scale_rows__pdcc_thread(const uint3 pdcc_blockIdx, const 
 #line 5 "aggregate_threshold_coarsen.cu"
 
 // pdcc: every thread of a 'scale_rows' launch, one after another, in the calling thread
-static __device__ void scale_rows__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* out, const float* in, float factor, int n)
+static __device__ __noinline__ void scale_rows__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* out, const float* in, float factor, int n)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
@@ -68,7 +68,7 @@ static __device__ void tile__pdcc_thread(const uint3 pdcc_blockIdx, const uint3 
 #line 10 "aggregate_threshold_coarsen.cu"
 
 // pdcc: every thread of a 'tile' launch, one after another, in the calling thread
-static __device__ void tile__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* out, const int width, int height)
+static __device__ __noinline__ void tile__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* out, const int width, int height)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)

@@ -18,7 +18,7 @@ static __device__ void add_one__pdcc_thread(const uint3 pdcc_blockIdx, const uin
 #line 4 "ceil_forms.cu"
 
 // pdcc: every thread of a 'add_one' launch, one after another, in the calling thread
-static __device__ void add_one__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, int* out, int n)
+static __device__ __noinline__ void add_one__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, int* out, int n)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)

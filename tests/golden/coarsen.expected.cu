@@ -19,7 +19,7 @@ static __device__ void scale__pdcc_thread(const uint3 pdcc_blockIdx, const uint3
 #line 3 "coarsen.cu"
 
 // pdcc: every thread of a 'scale' launch, one after another, in the calling thread
-static __device__ void scale__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* x, float a, int n)
+static __device__ __noinline__ void scale__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* x, float a, int n)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
@@ -95,7 +95,7 @@ static __global__ void __launch_bounds__(1024) stencil_2d__pdcc_coarse(float* ou
 }
 
 // pdcc: every thread of a 'stencil_2d' launch, one after another, in the calling thread
-static __device__ void stencil_2d__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* out, const float* in, int w, int h)
+static __device__ __noinline__ void stencil_2d__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* out, const float* in, int w, int h)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)

@@ -11,7 +11,7 @@ __global__ void fill(int* out, int value, int n);
 __device__ int next_slot(int* counter) { return atomicAdd(counter, 1); }
 
 #line 2 "config_and_arguments.cu"
-static __device__ void fill__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, int* out, int value, int n);
+static __device__ __noinline__ void fill__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, int* out, int value, int n);
 static __global__ void __launch_bounds__(1024) fill__pdcc_coarse(int* out, int value, int n, const dim3 pdcc_gridDim);
 #ifndef PDCC_THRESHOLD_parent_0
 #define PDCC_THRESHOLD_parent_0 96
@@ -55,7 +55,7 @@ static __device__ void fill__pdcc_thread(const uint3 pdcc_blockIdx, const uint3 
 #line 16 "config_and_arguments.cu"
 
 // pdcc: every thread of a 'fill' launch, one after another, in the calling thread
-static __device__ void fill__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, int* out, int value, int n)
+static __device__ __noinline__ void fill__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, int* out, int value, int n)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)

@@ -8,7 +8,7 @@
 // for wide nodes without a threshold.
 #line 1 "consolidate_threshold.cu"
 static __global__ void __launch_bounds__(1024) descend__pdcc_direct(const pdcc::Level pdcc_level, const int* child_ptr, const int* children, int* count, int node, int weight);
-static __device__ void descend__pdcc_serial(const pdcc::Level pdcc_level, const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, const int* child_ptr, const int* children, int* count, int node, int weight);
+static __device__ __noinline__ void descend__pdcc_serial(const pdcc::Level pdcc_level, const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, const int* child_ptr, const int* children, int* count, int node, int weight);
 #ifndef PDCC_POOL_BYTES_descend_0
 #define PDCC_POOL_BYTES_descend_0 67108864
 #endif
@@ -89,7 +89,7 @@ static __device__ void descend__pdcc_leaf(const pdcc::Level pdcc_level, const ui
 #line 6 "consolidate_threshold.cu"
 
 // pdcc: every thread of a small item of 'descend', one after another, in the thread that would have appended it
-static __device__ void descend__pdcc_serial(const pdcc::Level pdcc_level, const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, const int* child_ptr, const int* children, int* count, int node, int weight)
+static __device__ __noinline__ void descend__pdcc_serial(const pdcc::Level pdcc_level, const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, const int* child_ptr, const int* children, int* count, int node, int weight)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)

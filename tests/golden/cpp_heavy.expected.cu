@@ -34,7 +34,7 @@ static __device__ void visit_neighbours__pdcc_thread(const uint3 pdcc_blockIdx, 
 
 // pdcc: every thread of a 'visit_neighbours' launch, one after another, in the calling thread
 template <typename Index, typename Value, typename Op>
-static __device__ void visit_neighbours__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, const Index* __restrict__ adjacency, Value* values, Index begin, Index end, Op op)
+static __device__ __noinline__ void visit_neighbours__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, const Index* __restrict__ adjacency, Value* values, Index begin, Index end, Op op)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)

@@ -21,7 +21,7 @@ static __device__ void tile_child__pdcc_thread(const uint3 pdcc_blockIdx, const 
 #line 2 "dim3_2d.cu"
 
 // pdcc: every thread of a 'tile_child' launch, one after another, in the calling thread
-static __device__ void tile_child__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* img, int width, int height)
+static __device__ __noinline__ void tile_child__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* img, int width, int height)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)

@@ -25,7 +25,7 @@ static __device__ void axpy__pdcc_thread(const uint3 pdcc_blockIdx, const uint3 
 
 // pdcc: every thread of a 'axpy' launch, one after another, in the calling thread
 template <typename T, int Unroll>
-static __device__ void axpy__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, T* y, const T* x, T a, int64_t n)
+static __device__ __noinline__ void axpy__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, T* y, const T* x, T a, int64_t n)
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
