@@ -1,6 +1,7 @@
 // BFS, the version an expert would write: a load-balanced expansion of each level's edges (the scan-based
-// gather of Merrill, Garland and Grimshaw, "Scalable GPU Graph Traversal", PPoPP 2012, in the merge-path
-// form of Gunrock's load-balanced advance) and all the levels in one cooperative launch of persistent
+// gather of Merrill, Garland and Grimshaw, "Scalable GPU Graph Traversal", PPoPP 2012, in the form of
+// Gunrock's load-balanced advance: every thread takes the same number of the level's edges and searches
+// the scanned degrees for their sources) and all the levels in one cooperative launch of persistent
 // blocks, a grid-wide barrier between levels instead of a return to the host (the paper's fused
 // iterations, which pay off on graphs of many small levels such as roads and grids).
 //

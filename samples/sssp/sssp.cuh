@@ -128,3 +128,23 @@ int run(int argc, char** argv, const char* variant, Launch launch) {
 }
 
 }  // namespace sssp
+
+namespace sssp {
+
+// The host side of a variant that runs a whole search without a host loop over the rounds: make(p, stamp)
+// sets the variant up for the problem, untimed, and returns an object with reset() (untimed, after the
+// distances and the stamps are reset), run() (one search from vertex 0) and rounds() (the rounds of the
+// last run, read after the timing). Timing, check and result line as in run().
+template <typename Make>
+int run_searches(int argc, char** argv, const char* variant, Make make) {
+  sample::Options opt = sample::parse_options(argc, argv);
+  graph::GraphProblem p(load(opt), kInfByte);
+  Stamps s(p.in.g.n);
+  auto search = make(p, s.stamp);
+  std::vector<double> times = sample::time_runs(opt.reps, [&] { p.reset(); s.reset(); search.reset(); },
+                                                [&] { search.run(); });
+  report(variant, p, search.rounds(), times);
+  return 0;
+}
+
+}  // namespace sssp
