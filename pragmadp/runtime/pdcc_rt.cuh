@@ -527,16 +527,15 @@ __device__ __forceinline__ void run_block_thread(const AggregatedBlock<Record>& 
     }, a.record, once...);
 }
 
-// The body of every child__pdcc_agg kernel (every thread calls it, first thing): the block's first thread
-// finds and loads its AggregatedBlock into shared memory, once for all of them, and each thread runs its
-// part (run_block_thread).
+// The body of every child__pdcc_agg kernel. Every thread searches and loads its block's record itself,
+// at the same latency as one thread would (the loads are broadcasts within a warp). Having the block's
+// first thread do it once, into shared memory, behind a barrier, was in the build that measured
+// multiblock(8) aggregation 10-11 % slower on an H200 (bench/results/2026-12-02-h200-aggregation-ab/;
+// the join's back-off, measured apart, was not the cause), so it is undone.
 template <typename Record, typename Thread, typename... Once>
 __device__ __forceinline__ void run_aggregated_block(const Batch<Record>& batch, unsigned block_index,
                                                      unsigned thread_index, Thread thread, const Once&... once) {
-  __shared__ alignas(AggregatedBlock<Record>) unsigned char found[sizeof(AggregatedBlock<Record>)];
-  if (thread_index == 0u) ::new (found) AggregatedBlock<Record>(aggregated_block(batch, block_index));
-  __syncthreads();
-  run_block_thread(*reinterpret_cast<const AggregatedBlock<Record>*>(found), thread_index, thread, once...);
+  run_block_thread(aggregated_block(batch, block_index), thread_index, thread, once...);
 }
 
 // --- the launch budget ------------------------------------------------------------------------------

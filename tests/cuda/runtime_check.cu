@@ -4,9 +4,9 @@
 // protocol runs exactly as generated code runs it (a pdcc::Record, a SitePool, a group in shared memory,
 // open, append, flush), but the "launch" given to flush checks and counts the batch instead of launching
 // it, running each aggregated block's threads through aggregated_block and run_block_thread as
-// child__pdcc_agg does (less the hand-over of the block's record in shared memory), and
-// can fail a number of times to drive the retries and the one-by-one fallback. (The launches themselves,
-// aggregated_launch, direct_launch and launch_record, need -rdc=true: the samples run them on the GPU.)
+// child__pdcc_agg does, and can fail a number of times to drive the retries and the one-by-one
+// fallback. (The launches themselves, aggregated_launch, direct_launch and launch_record, need
+// -rdc=true: the samples run them on the GPU.)
 // Prints "runtime ok" and exits 0, or names the first wrong value and exits 1.
 //   nvcc -arch=sm_90 -I pragmadp/runtime tests/cuda/runtime_check.cu -o runtime_check
 #include <algorithm>
