@@ -26,7 +26,7 @@ SETUP := $(VENV)/.installed
 TYPECHECK := $(PY) -m mypy pragmadp
 endif
 
-.PHONY: setup demo test test-gpu bench bench-meld bench-check clean
+.PHONY: setup demo test test-gpu bench bench-aggregation bench-recursion bench-meld bench-merge bench-check clean
 
 setup: $(SETUP)
 
@@ -57,13 +57,34 @@ test: $(SETUP)
 test-gpu: $(SETUP)
 	$(PY) -m pytest -q -m gpu
 
-bench: $(SETUP)
-	$(PY) bench/run.py --out $(BUILD)/bench $(BENCH_ARGS)
+# The whole suite, as three parts that each fit in one 10-minute command of a lent GPU (each part's inputs
+# get BENCH_BUDGET_S seconds; past them no tuning, profile or input starts, and its results.md says what
+# was cut), then one table, JSON and plot of them in $(BUILD)/bench. On such a GPU run the parts one by
+# one, bring their build/bench-*/results.json back, and `make bench-merge` anywhere (no GPU needed):
+#   bench-aggregation  the samples without a recursion: every configuration, each input tuned, profiled
+#   bench-recursion    the recursive samples (consolidation), profiled
+#   bench-meld         the control-flow melding samples: original, pdcc and hand builds of samples/meld_*,
+#                      Nsight Compute's counts beside the times (about 4 minutes on an H200)
+BENCH_BUDGET_S ?= 420
+BENCH_PARTS := $(BUILD)/bench-aggregation/results.json $(BUILD)/bench-recursion/results.json \
+	$(BUILD)/bench-meld/results.json
 
-# The control-flow melding samples alone (original, pdcc and hand builds of samples/meld_*, Nsight Compute's
-# counts beside the times): about 4 minutes on an H200. `make bench` runs them after the others.
+bench: bench-aggregation bench-recursion bench-meld
+	$(MAKE) bench-merge
+
+bench-aggregation: $(SETUP)
+	$(PY) bench/run.py --out $(BUILD)/bench-aggregation --only aggregation --tune --profile-dp \
+	    --budget-s $(BENCH_BUDGET_S) $(BENCH_ARGS)
+
+bench-recursion: $(SETUP)
+	$(PY) bench/run.py --out $(BUILD)/bench-recursion --only recursion --profile-dp --budget-s $(BENCH_BUDGET_S) $(BENCH_ARGS)
+
 bench-meld: $(SETUP)
 	$(PY) bench/run.py --out $(BUILD)/bench-meld --only meld $(BENCH_ARGS)
+
+bench-merge: $(SETUP)
+	$(if $(wildcard $(BENCH_PARTS)),$(PY) bench/run.py --merge $(wildcard $(BENCH_PARTS)) --out $(BUILD)/bench,\
+	    @echo "bench-merge: no results.json in $(BUILD)/bench-{aggregation,recursion,meld}/: run those parts first"; exit 1)
 
 # A change against recorded results in minutes: per input the plain and aggregation-only variants and
 # the fastest configuration recorded in BASELINE; writes $(BUILD)/bench-check/comparison.md.

@@ -18,8 +18,13 @@ pdcc (pdcc on it, as the pdcc variants above are built) and hand (nvcc on the sa
 speed-up of pdcc and hand over the original, a geometric mean over the samples, and beside the times, from
 Nsight Compute, the threads per executed instruction
 (smsp__thread_inst_executed_per_inst_executed.ratio, 32 = no divergence), the instructions executed
-(smsp__inst_executed.sum) and the time (gpu__time_duration.sum) of the sample's melded kernels. `--only meld` runs this part alone, `--only dp` the
-rest alone; a plain run does both (--sweep, --tune and --configs-from run the dynamic-parallelism part only).
+(smsp__inst_executed.sum) and the time (gpu__time_duration.sum) of the sample's melded kernels. `--only meld`
+runs this part alone, `--only dp` the rest alone; a plain run does both (--sweep, --tune and --configs-from
+run the dynamic-parallelism part only).
+
+Parts (`make bench`): a device command may run 10 minutes, so the suite runs as three commands, `--only
+aggregation` (the samples without a recursion, tuned), `--only recursion` and `--only meld`, each under
+`--budget-s`; `--merge` makes one table, JSON and plot of their results.json.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 PLAIN_VARIANTS = ("naive", "flat", "best")
+PARTS = ("dp", "aggregation", "recursion", "meld")  # --only: what one device command of `make bench` runs
 MIN_REPS = 5  # DESIGN §5: a measurement is the median of at least 5 runs
 
 
@@ -126,17 +132,21 @@ def sweep_configurations(sweep: dict) -> list[dict]:
     return configurations
 
 
-def tune(sweep: dict, measure) -> None:
+def tune(sweep: dict, measure, until: float = math.inf) -> bool:
     """Coordinate search of the sweep grid for one input: per granularity, from the grid's start point,
-    each knob in turn takes the value with the fastest correct run. `measure(clauses_list)` runs them."""
+    each knob in turn takes the value with the fastest correct run. `measure(clauses_list)` runs them.
+    No knob starts after `until` (time.monotonic()); false when the search was cut short there."""
     for granularity in sweep["consldt"]:
         point = dict(sweep["start"])
         for knob in knobs(granularity):
+            if time.monotonic() >= until:
+                return False
             candidates = [dict(point, **{knob: value}) for value in sweep[knob]]
             runs = measure([clauses_at(c, granularity) for c in candidates])
             timed = [(run.median_ms, index) for index, run in enumerate(runs) if run.status == "ok"]
             if timed:
                 point = candidates[min(timed)[1]]
+    return True
 
 
 def pdcc_plan(name: str, variant: str, clauses: str, arch: str, out: Path, site: str = "threshold(") -> tuple | None:
@@ -155,6 +165,18 @@ def build_many(plans: list[tuple], out: Path) -> dict[tuple[str, str], Path | No
             log = out / "logs" / f"build-{binary.name}.log"
             jobs[(name, variant)] = (pool.submit(build, compiler, source, binary, flags, log), binary)
     return {key: binary if future.result() else None for key, (future, binary) in jobs.items()}
+
+
+def part_samples(samples: list[dict], only: str | None, names: list[str] | None) -> list[dict]:
+    """The dynamic-parallelism samples a part runs (`--only`): aggregation, those without a recursion
+    (no "consolidations" in the config), recursion, those with one, dp or a plain run both, meld none;
+    of them, the ones `--samples` names."""
+    def in_part(sample: dict) -> bool:
+        if only in (None, "dp"):
+            return True
+        return only != "meld" and (only == "recursion") == ("consolidations" in sample)
+
+    return [s for s in samples if in_part(s) and (not names or s["name"] in names)]
 
 
 def build_all(config: dict, out: Path, extra: list[tuple] = ()) -> dict[tuple[str, str], Path | None]:
@@ -307,20 +329,23 @@ def plot(runs: list[Run], pdcc_names: list[str], path: Path) -> str:
 
 
 def save(out: Path, runs: list[Run], pdcc_names: list[str], aggregation_names: list[str], reps: int,
-         meld: MeldResults | None = None) -> str:
+         meld: MeldResults | None = None, notes: list[str] = ()) -> str:
     """results.md and results.json (written after every input, so a run cut short still reports); with
-    `meld`, its section too (alone when there are no dynamic-parallelism runs)."""
+    `meld`, its section too (alone when there are no dynamic-parallelism runs); `notes`: what the time
+    budget left out, said last."""
     text, summary = table(runs, pdcc_names, aggregation_names) if runs or meld is None else ("", {})
     text = (f"Each time is the median of {reps} timed runs after a warm-up"
             + (" (fewer than 5: a preview, not a measurement by DESIGN §5).\n\n" if reps < MIN_REPS else ".\n\n") + text
             + profile_table(runs))
     saved = {"runs": [asdict(r) for r in runs], "geomean": summary, "reps": reps, "pdcc_variants": pdcc_names,
-             "aggregation_variants": aggregation_names}
+             "aggregation_variants": aggregation_names, "notes": list(notes)}
     if meld is not None:
         meld_text, meld_summary = meld_table(meld)
         text += ("\n" if runs else "") + meld_text
         saved["meld"] = {"runs": [asdict(r) for r in meld.runs], "summary": meld_summary, "remarks": meld.remarks,
                          "reps": meld.reps}
+    if notes:
+        text += "\n## Cut short by the time budget (`--budget-s`)\n\n" + "".join(f"- {n}\n" for n in notes)
     (out / "results.md").write_text(text)
     (out / "results.json").write_text(json.dumps(saved, indent=2))
     return text
@@ -365,7 +390,7 @@ def comparison(runs: list[Run], recorded: dict, named: dict[str, str]) -> str:
 
 def merge(paths: list[str], out: Path) -> int:
     """One table from the results.json of several runs (say, the samples split over two GPU sessions)."""
-    runs, pdcc_names, aggregation_names, reps = [], [], [], None
+    runs, pdcc_names, aggregation_names, notes, reps = [], [], [], [], None
     meld: MeldResults | None = None
     for path in paths:
         saved = json.loads(Path(path).read_text())
@@ -379,8 +404,11 @@ def merge(paths: list[str], out: Path) -> int:
         pdcc_names += [n for n in variants if n not in pdcc_names]
         aggregation_names += [n for n in saved.get("aggregation_variants", []) if n not in aggregation_names]
         reps = min(saved["reps"], reps or saved["reps"])  # the weakest of the merged runs
+        notes += saved.get("notes", [])
     out.mkdir(parents=True, exist_ok=True)
-    print(save(out, runs, pdcc_names, aggregation_names, reps, meld))
+    if runs:
+        print(plot(runs, pdcc_names, out / "ratios.png"))
+    print(save(out, runs, pdcc_names, aggregation_names, reps, meld, notes))
     return 0
 
 
@@ -728,9 +756,14 @@ def main() -> int:
     parser.add_argument("--configs-from", metavar="RESULTS_JSON",
                         help="per input: plain, aggregation-only and the fastest configuration recorded there; "
                              "writes comparison.md")
-    parser.add_argument("--only", choices=("dp", "meld"),
-                        help="only the dynamic-parallelism samples, or only the control-flow melding samples "
-                             "(a plain run does both; --sweep, --tune and --configs-from imply dp)")
+    parser.add_argument("--only", choices=PARTS,
+                        help="only the dynamic-parallelism samples (dp: aggregation, the samples without a "
+                             "recursion, and recursion, those with one), or only the control-flow melding samples "
+                             "(a plain run does all; --sweep, --tune and --configs-from imply dp)")
+    parser.add_argument("--budget-s", type=float, default=math.inf,
+                        help="a time budget in seconds for the dynamic-parallelism inputs (a device command may "
+                             "run 10 minutes): each input gets an equal share of what is left for its tuning, and "
+                             "past the budget no tuning, profile or input starts; results.md says what was cut")
     parser.add_argument("--no-profile", action="store_true", help="meld samples: no Nsight Compute runs")
     parser.add_argument("--profile-dp", action="store_true",
                         help="dynamic-parallelism samples: an Nsight Compute summary of the fastest pdcc build and "
@@ -752,11 +785,8 @@ def main() -> int:
     only = arguments.only or ("dp" if arguments.sweep or arguments.tune or arguments.configs_from else None)
     if only == "meld" and "meld" not in config:
         sys.exit(f"bench: {arguments.config} has no 'meld' part")
-    meld_samples = meld_selected(config, arguments.samples) if only != "dp" else []
-    if only == "meld":
-        config["samples"] = []
-    elif arguments.samples:
-        config["samples"] = [s for s in config["samples"] if s["name"] in arguments.samples]
+    meld_samples = meld_selected(config, arguments.samples) if only in (None, "meld") else []
+    config["samples"] = part_samples(config["samples"], only, arguments.samples)
     reps = arguments.reps or config["reps"]
     out = Path(arguments.out)
     (out / "bin").mkdir(parents=True, exist_ok=True)
@@ -768,16 +798,12 @@ def main() -> int:
     print(f"built {sum(b is not None for b in binaries.values())}/{len(binaries)} programs "
           f"in {time.time() - started:.0f} s", flush=True)
     meld = MeldResults(reps=arguments.reps or config["meld"]["reps"]) if meld_samples else None
-    session = Session(config, out, reps, binaries, meld, ncu_command() if arguments.profile_dp else None)
+    session = Session(config, out, reps, binaries, meld, ncu_command() if arguments.profile_dp else None,
+                      time.monotonic() + arguments.budget_s)
     if arguments.profile_dp and session.ncu is None:
         print("bench: no ncu (Nsight Compute) here: no profiles", flush=True)
     data = data_dir() if config["samples"] else ROOT
-    for sample in config["samples"]:
-        for item in sample["inputs"]:
-            again = recorded.get((sample["name"], item["label"]))
-            session.run_input(sample["name"], item, data, arguments.tune, [again[1]] if again else [])
-            if recorded:
-                (out / "comparison.md").write_text(comparison(session.runs, recorded, session.named))
+    session.run_inputs(data, arguments.tune, recorded)
     if meld is not None:
         run_meld_part(config, meld_samples, out, binaries, meld, session.save, profile=not arguments.no_profile)
     if session.runs:
@@ -793,9 +819,11 @@ class Session:
     `tune` its own coordinate search (new points are built on demand, many at once)."""
 
     def __init__(self, config: dict, out: Path, reps: int, binaries: dict[tuple[str, str], Path | None],
-                 meld: MeldResults | None = None, ncu: str | None = None):
+                 meld: MeldResults | None = None, ncu: str | None = None, deadline: float = math.inf):
         self.config, self.out, self.reps, self.binaries, self.meld = config, out, reps, binaries, meld
         self.ncu = ncu  # profile the fastest pdcc build and the best version of every input
+        self.deadline = deadline  # time.monotonic() past which no tuning, profile or input starts
+        self.notes: list[str] = []  # what the deadline cut
         self.configured = [c["name"] for c in config["pdcc_configurations"]]
         self.pdcc_names = list(self.configured)  # and the points tuning adds, for the tables
         self.aggregation_names = [c["name"] for c in config["pdcc_configurations"]
@@ -803,8 +831,25 @@ class Session:
         self.named = {c["clauses"]: c["name"] for c in config["pdcc_configurations"]}  # tuned points already run
         self.runs: list[Run] = []
 
-    def run_input(self, name: str, item: dict, data: Path, tune_it: bool, also: list[str] = ()) -> None:
-        """Runs one input: the plain and configured variants, the clauses `also` (built here), and tuning."""
+    def run_inputs(self, data: Path, tune_it: bool, recorded: dict) -> None:
+        """Every input of the config's samples, each with an equal share of the time budget left for its
+        tuning; with `recorded` (--configs-from), also its recorded fastest configuration, and comparison.md."""
+        inputs = [(sample["name"], item) for sample in self.config["samples"] for item in sample["inputs"]]
+        for index, (name, item) in enumerate(inputs):
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                self.cut(f"{name}: {item['label']} was not run")
+                continue
+            again = recorded.get((name, item["label"]))
+            self.run_input(name, item, data, tune_it, [again[1]] if again else [],
+                           until=time.monotonic() + left / (len(inputs) - index))
+            if recorded:
+                (self.out / "comparison.md").write_text(comparison(self.runs, recorded, self.named))
+
+    def run_input(self, name: str, item: dict, data: Path, tune_it: bool, also: list[str] = (),
+                  until: float = math.inf) -> None:
+        """Runs one input: the plain and configured variants, the clauses `also` (built here), and tuning
+        (no knob of it started after `until`, this input's share of the time budget)."""
         args = [a.replace("{data}", str(data)) for a in item["args"]]
         measured: dict[str, Run] = {}
 
@@ -835,8 +880,11 @@ class Session:
         if also:
             measure_clauses(list(also))
         if tune_it and any((name, v) in self.binaries for v in self.configured):
-            tune(self.config["sweep"], measure_clauses)
-        if self.ncu is not None:
+            if not tune(self.config["sweep"], measure_clauses, min(until, self.deadline)):
+                self.cut(f"{name}: {item['label']}: tuning stopped at its share of the budget")
+        if self.ncu is not None and time.monotonic() >= self.deadline:
+            self.cut(f"{name}: {item['label']}: not profiled")
+        elif self.ncu is not None:
             chosen = [fastest(measured, self.pdcc_names), measured.get("best")]
             for run in (r for r in chosen if r is not None and r.status == "ok"):
                 summary, problem = profile_summary(self.ncu, self.binaries[(name, run.variant)], args,
@@ -847,8 +895,13 @@ class Session:
     def sample(self, name: str) -> dict:
         return next((s for s in self.config.get("samples", []) if s["name"] == name), {})
 
+    def cut(self, note: str) -> None:
+        print(f"bench: out of time (--budget-s): {note}", flush=True)
+        self.notes.append(note)
+        self.save()
+
     def save(self) -> str:
-        return save(self.out, self.runs, self.pdcc_names, self.aggregation_names, self.reps, self.meld)
+        return save(self.out, self.runs, self.pdcc_names, self.aggregation_names, self.reps, self.meld, self.notes)
 
 
 if __name__ == "__main__":

@@ -90,6 +90,62 @@ def test_results_of_two_sessions_merge_into_one_table(tmp_path: Path, capsys):
     assert "a preview, not a measurement" in (first / "results.md").read_text()
 
 
+def test_tuning_starts_no_knob_past_its_deadline(monkeypatch):
+    grid = {"threshold": [32, 128], "coarsen": [1, 4], "consldt": ["none", "grid"],
+            "start": {"threshold": 128, "coarsen": 4}}
+    clock = iter(range(100))
+    monkeypatch.setattr(bench.time, "monotonic", lambda: next(clock))
+    asked = []
+
+    def measure(clauses: list[str]) -> list[bench.Run]:
+        asked.append(clauses)
+        return [result(c, 1.0) for c in clauses]
+
+    assert bench.tune(grid, measure, until=2) is False  # knobs start at t = 0 and 1, not 2
+    assert len(asked) == 2
+    assert bench.tune(grid, lambda clauses: [result(c, 1.0) for c in clauses]) is True
+
+
+def test_each_part_of_make_bench_runs_its_own_samples():
+    samples = [{"name": "spmv"}, {"name": "tree", "consolidations": []}, {"name": "bfs"}]
+    names = {only: [s["name"] for s in bench.part_samples(samples, only, None)] for only in (None, *bench.PARTS)}
+    assert names == {None: ["spmv", "tree", "bfs"], "dp": ["spmv", "tree", "bfs"], "aggregation": ["spmv", "bfs"],
+                     "recursion": ["tree"], "meld": []}
+    assert [s["name"] for s in bench.part_samples(samples, "aggregation", ["bfs", "tree"])] == ["bfs"]
+    config = json.loads((ROOT / "bench" / "config.json").read_text())
+    parts = [{s["name"] for s in bench.part_samples(config["samples"], only, None)} for only in ("aggregation", "recursion")]
+    assert parts[0] and parts[1] and not parts[0] & parts[1]
+    assert parts[0] | parts[1] == {s["name"] for s in config["samples"]}  # together, every sample once
+
+
+def test_past_the_time_budget_nothing_starts_and_the_tables_say_what_was_cut(tmp_path: Path, monkeypatch):
+    config = {"arch": "sm_90", "timeout_s": 1, "pdcc_configurations": [{"name": "t", "clauses": "threshold(128)"}],
+              "sweep": {"threshold": [32, 128], "coarsen": [1], "consldt": ["none"], "start": {"threshold": 128, "coarsen": 1}}}
+    monkeypatch.setattr(bench, "run_one", lambda binary, sample, label, variant, *rest:
+                        bench.Run(sample, label, variant, 1.0, True, "ok"))
+    (tmp_path / "logs").mkdir()
+    binaries = {("s", v): tmp_path for v in ("naive", "flat", "best", "t")}
+    session = bench.Session(config, tmp_path, 5, binaries, ncu="ncu", deadline=bench.time.monotonic() - 1)
+    session.run_input("s", {"label": "late", "args": []}, tmp_path, True)
+    assert {r.variant for r in session.runs} == {"naive", "flat", "best", "t"}  # no tuning point, no profile
+    assert session.notes == ["s: late: tuning stopped at its share of the budget", "s: late: not profiled"]
+    text = (tmp_path / "results.md").read_text()
+    assert "## Cut short by the time budget (`--budget-s`)" in text and "- s: late: not profiled" in text
+    shares = []
+    monkeypatch.setattr(bench.time, "monotonic", lambda: 100.0)
+    monkeypatch.setattr(session, "run_input", lambda name, item, data, tune_it, also, until: shares.append(until))
+    session.config["samples"] = [{"name": "s", "inputs": [{"label": label, "args": []} for label in "abc"]}]
+    session.deadline = 130.0
+    session.run_inputs(tmp_path, True, {})
+    assert shares == [110.0, 115.0, 130.0]  # what is left over the inputs left (the clock stands still here)
+    session.deadline = 100.0
+    session.run_inputs(tmp_path, True, {})
+    assert session.notes[-3:] == ["s: a was not run", "s: b was not run", "s: c was not run"]
+    merged = tmp_path / "merged"
+    assert bench.merge([str(tmp_path / "results.json")], merged) == 0
+    assert json.loads((merged / "results.json").read_text())["notes"] == session.notes
+
+
 def test_each_input_runs_the_configured_variants_and_its_own_tuning_once(tmp_path: Path, monkeypatch):
     config = {"arch": "sm_90", "timeout_s": 1, "pdcc_configurations": [
         {"name": "t128c4", "clauses": "threshold(128) coarsen(4)"},
