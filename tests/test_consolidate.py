@@ -242,7 +242,8 @@ def test_a_barrier_under_a_uniform_return_runs_as_launched_and_its_threshold_is_
     assert remarks(result, "PDCC570") and "walk__pdcc_serial" not in result.text
     (threshold,) = [r for r in result.remarks if r.kind.value == "missed"]
     assert (threshold.rule.id, threshold.pass_name, threshold.location.column) == ("PDCC510", "threshold", 16)
-    assert threshold.message.endswith("no launch runs in the launching thread (the other clauses still apply)")
+    assert threshold.message.endswith(
+        "no launch runs in the launching thread (the site's other clauses are applied or missed on their own)")
     (threads,) = remarks(result, "PDCC574")
     assert "the consumer's blocks have the items' own block size (128)" in threads.message
 

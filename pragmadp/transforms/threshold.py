@@ -123,8 +123,8 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
         obstacle = child.obstacles[0]
         reason, line = children.obstacle_reason(unit, obstacle, site)
         others = any(isinstance(c, (Coarsen, Consolidate)) for c in site.directive.clauses)
-        outcome = "; no launch runs in the launching thread (the other clauses still apply)" if others \
-            else "; the launch is left as written"
+        outcome = ("; no launch runs in the launching thread (the site's other clauses are applied or missed "
+                   "on their own)") if others else "; the launch is left as written"
         return Missed((context.remark(Kind.MISSED, obstacle.rule, clause.span, child=child.name, reason=reason,
                                       outcome=outcome, line=line),))
     stream = launch.config[3] if len(launch.config) > 3 else None
