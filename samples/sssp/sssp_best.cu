@@ -12,40 +12,28 @@
 // order (few relaxations wasted on distances that drop again later, unlike Bellman-Ford), in rounds as
 // wide as delta allows. delta = 64 x mean weight / mean degree (see NearFar; -DSSSP_DELTA_EDGES=N retunes).
 //
-// Load balance: a near pile is a queue of (vertex, first edge, edge offset); the offsets, an exclusive scan
-// of the degrees in queue order, come from the appends (one 64-bit atomicAdd per warp on
-// (edges << 32 | entries)), and the appender also marks the first entry of every tile of kTile edges that
-// starts in its vertex. A block takes a tile, loads the entries it spans (at most kTile + 1) and their
-// distances into shared memory, and each thread finds the source of each of its edges by binary search.
+// Load balance: a near pile is a work list of samples/common/edge_gather.cuh that keeps its vertices,
+// whose distances a block loads into shared memory beside the window of its tile.
 //
 // Per round: no host synchronisation, no launch, one grid barrier. Per search: two launches.
 // Build: nvcc -arch=sm_90 -O3 -I samples/common samples/sssp/sssp_best.cu
 #include <cooperative_groups.h>
 
+#include "edge_gather.cuh"
 #include "sssp.cuh"
 
 namespace cg = cooperative_groups;
 
 namespace {
 
-constexpr int kBlock = 512;             // threads per block
-constexpr int kBlocksPerSm = 2;         // persistent blocks per SM: enough threads, and a cheap grid barrier
-constexpr int kItems = 4;               // edges (or far entries) per thread and tile, loaded together
-constexpr int kTile = kBlock * kItems;  // edges per tile
+using gather::kBlock;
+using gather::kFull;
+using gather::kItems;  // edges (or far entries) per thread and tile, loaded together
+using gather::kTile;
+using Queue = gather::Queue<true>;  // a near pile
 #ifndef SSSP_DELTA_EDGES
 #define SSSP_DELTA_EDGES 64  // delta = SSSP_DELTA_EDGES x mean weight / mean degree
 #endif
-constexpr unsigned kFull = 0xffffffffu;
-
-// A near pile. Entry p is a vertex with at least one edge: vertex[p], its first edge begin[p], and
-// offset[p], the number of edges of the entries before it; tile_start[t] is the entry that holds the
-// pile's edge t * kTile.
-struct Queue {
-  int* vertex;
-  int* begin;
-  int* offset;
-  int* tile_start;
-};
 
 // The device state of one search. Every step (round or split) r reads near[r & 1] and its length
 // near_count[r % 3], packed (edges << 32) | entries (both fit 32 bits: a vertex enters a pile at most once
@@ -66,71 +54,6 @@ struct Search {
   int* steps;  // the steps of the last search
   int delta;
 };
-
-__device__ inline unsigned long long load_count(const unsigned long long* p) {
-  return *(const volatile unsigned long long*)p;
-}
-__device__ inline int entries_of(unsigned long long c) { return (int)(unsigned)(c & 0xffffffffull); }
-__device__ inline long long edges_of(unsigned long long c) { return (long long)(c >> 32); }
-
-// The largest j < width with window[j] <= x, for an increasing window with window[0] <= x.
-__device__ inline int last_at_most(const int* window, int width, int x) {
-  int lo = 0, hi = width - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) >> 1;
-    if (window[mid] <= x) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
-// Records entry p, holding edges [offset, offset + deg) of its pile, as the start of the tiles whose first
-// edge is one of them.
-__device__ inline void mark_tiles(int* tile_start, int p, int offset, int deg) {
-  for (long long t = ((long long)offset + kTile - 1) / kTile; t * kTile < (long long)offset + deg; ++t)
-    tile_start[t] = p;
-}
-
-// Appends the vertices u[i] with add[i] and at least one edge to the near pile q, the warp's with one
-// atomicAdd that reserves their entries and edge offsets. All 32 lanes of the warp must call it.
-__device__ void append_near(const bool (&add)[kItems], const int (&u)[kItems], const int* __restrict__ row_ptr,
-                            const Queue& q, unsigned long long* count) {
-  const unsigned lane = threadIdx.x & 31u;
-  int begin[kItems], deg[kItems];
-  unsigned long long mine = 0;  // this thread's (edges << 32) | entries
-  #pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    begin[i] = 0;
-    deg[i] = 0;
-    if (add[i]) {
-      begin[i] = row_ptr[u[i]];
-      deg[i] = row_ptr[u[i] + 1] - begin[i];
-    }
-    if (deg[i] > 0) mine += ((unsigned long long)(unsigned)deg[i] << 32) | 1ull;
-  }
-  if (!__any_sync(kFull, mine != 0)) return;
-  unsigned long long incl = mine;
-  #pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const unsigned long long y = __shfl_up_sync(kFull, incl, d);
-    if (lane >= (unsigned)d) incl += y;
-  }
-  unsigned long long base = 0;
-  if (lane == 31) base = atomicAdd(count, incl);  // lane 31's inclusive sum is the warp's
-  base = __shfl_sync(kFull, base, 31) + (incl - mine);
-  int p = entries_of(base);
-  int offset = (int)edges_of(base);
-  #pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    if (deg[i] == 0) continue;
-    q.vertex[p] = u[i];
-    q.begin[p] = begin[i];
-    q.offset[p] = offset;
-    mark_tiles(q.tile_start, p, offset, deg[i]);
-    ++p;
-    offset += deg[i];
-  }
-}
 
 // Appends the vertices u[i] with add[i] to a far pile, one atomicAdd per warp. All 32 lanes must call it.
 __device__ void append_far(const bool (&add)[kItems], const int (&u)[kItems], int* pile, int* count) {
@@ -153,18 +76,17 @@ __device__ void append_far(const bool (&add)[kItems], const int (&u)[kItems], in
     if (add[i]) pile[base++] = u[i];
 }
 
-__global__ void __launch_bounds__(kBlock, kBlocksPerSm) near_far(Search s) {
+__global__ void __launch_bounds__(kBlock, gather::kBlocksPerSm) near_far(Search s) {
   cg::grid_group grid = cg::this_grid();
-  __shared__ int window_offset[kTile + 1];
-  __shared__ int window_begin[kTile + 1];
+  __shared__ gather::Window window;
   __shared__ int window_dist[kTile + 1];
   // Kept alike in every thread: they change only with values read after a barrier.
   int threshold = s.delta;  // the near pile holds distances below it
   int epoch = 1;
   bool after_split = false;  // the last step was a split
   for (int step = 0;; ++step) {
-    const unsigned long long c = load_count(&s.near_count[step % 3]);
-    const int size = entries_of(c);
+    const unsigned long long c = gather::load_count(&s.near_count[step % 3]);
+    const int size = gather::entries_of(c);
     // near_count[(step + 2) % 3] was last read before the previous barrier; it counts the step after next.
     if (blockIdx.x == 0 && threadIdx.x == 0) s.near_count[(step + 2) % 3] = 0;
     const Queue next = step & 1 ? s.near[0] : s.near[1];  // selects, not an indexed copy of the parameter
@@ -172,24 +94,17 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSm) near_far(Search s) {
     if (size > 0) {
       // A round: relax the edges of the near pile.
       const Queue cur = step & 1 ? s.near[1] : s.near[0];
-      const long long edges = edges_of(c);
+      const long long edges = gather::edges_of(c);
       const long long tiles = (edges + kTile - 1) / kTile;
       int* far = epoch & 1 ? s.far[1] : s.far[0];
       int* far_count = &s.far_count[epoch % 3];
       const int round = step + 1;  // the stamp of the next near pile
       for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {  // the same t in the whole block
-        // The entries that hold the tile's edges (see bfs_best.cu): width <= kTile + 1.
-        const int first = cur.tile_start[t];
-        const int last = t + 1 < tiles ? cur.tile_start[t + 1] : size - 1;
-        const int width = last - first + 1;
-        __syncthreads();  // the previous tile's searches are done with the window
-        for (int i = threadIdx.x; i < width; i += kBlock) {
-          window_offset[i] = cur.offset[first + i];
-          window_begin[i] = cur.begin[first + i];
-          // The distance now, perhaps lower than when the vertex was queued (then it is queued again).
-          window_dist[i] = graph::load_relaxed(&s.dist[cur.vertex[first + i]]);
-        }
-        __syncthreads();
+        // With each entry of the tile's window, its vertex's distance now, perhaps lower than when the vertex
+        // was queued (then it is queued again).
+        const int width = window.load(cur, t, tiles, size, [&](int slot, int entry) {
+          window_dist[slot] = graph::load_relaxed(&s.dist[cur.vertex[entry]]);
+        });
         int u[kItems], nd[kItems];
         bool lower[kItems];
         #pragma unroll
@@ -199,8 +114,8 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSm) near_far(Search s) {
           u[i] = 0;
           nd[i] = 0;
           if (lower[i]) {
-            const int j = last_at_most(window_offset, width, (int)x);
-            const int e = window_begin[j] + ((int)x - window_offset[j]);
+            const int j = window.slot_of(x, width);
+            const int e = window.edge(j, x);
             u[i] = s.col[e];
             nd[i] = window_dist[j] + sssp::weight(s.val, e);
           }
@@ -218,7 +133,7 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSm) near_far(Search s) {
           to_near[i] = lower[i] && nd[i] < threshold && atomicExch(&s.stamp[u[i]], round) != round;
           to_far[i] = lower[i] && nd[i] >= threshold && atomicExch(&s.far_stamp[u[i]], epoch) != epoch;
         }
-        append_near(to_near, u, s.row_ptr, next, next_count);
+        gather::append(to_near, u, s.row_ptr, next, next_count);
         append_far(to_far, u, far, far_count);
       }
       after_split = false;
@@ -264,7 +179,7 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSm) near_far(Search s) {
             least = d[i] < least ? d[i] : least;
           }
         }
-        append_near(to_near, u, s.row_ptr, next, next_count);
+        gather::append(to_near, u, s.row_ptr, next, next_count);
         append_far(keep, u, kept, kept_count);
         #pragma unroll
         for (int o = 16; o > 0; o >>= 1) least = ::min(least, __shfl_xor_sync(kFull, least, o));
@@ -281,15 +196,8 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSm) near_far(Search s) {
 // Step 0's near pile: the source alone (nothing when it has no edge); empty far piles.
 __global__ void first_step(const int* row_ptr, Queue q, unsigned long long* near_count, int* far_count, int* far_min,
                            int source) {
-  const int begin = row_ptr[source];
-  const int deg = row_ptr[source + 1] - begin;
-  q.vertex[0] = source;
-  q.begin[0] = begin;
-  q.offset[0] = 0;
-  mark_tiles(q.tile_start, 0, 0, deg);
-  near_count[0] = deg > 0 ? ((unsigned long long)(unsigned)deg << 32) | 1ull : 0ull;
+  gather::start_with(row_ptr, q, near_count, source);
   for (int i = 0; i < 3; ++i) {
-    if (i > 0) near_count[i] = 0;
     far_count[i] = 0;
     far_min[i] = INT_MAX;
   }
@@ -300,18 +208,12 @@ class NearFar {
  public:
   NearFar(const graph::GraphProblem& p, int* stamp) : n_(p.in.g.n) {
     const sample::Csr& g = p.in.g;
-    const long long tiles = g.nnz() / kTile + 2;
     s_.row_ptr = p.g.row_ptr;
     s_.col = p.g.col;
     s_.val = p.g.val;
     s_.dist = p.value;
     s_.stamp = stamp;
-    for (Queue& q : s_.near) {
-      CUDA_CHECK(cudaMalloc(&q.vertex, sizeof(int) * n_));
-      CUDA_CHECK(cudaMalloc(&q.begin, sizeof(int) * n_));
-      CUDA_CHECK(cudaMalloc(&q.offset, sizeof(int) * n_));
-      CUDA_CHECK(cudaMalloc(&q.tile_start, sizeof(int) * tiles));
-    }
+    for (Queue& q : s_.near) q.allocate(n_, g.nnz());
     for (int*& f : s_.far) CUDA_CHECK(cudaMalloc(&f, sizeof(int) * n_));
     CUDA_CHECK(cudaMalloc(&s_.far_stamp, sizeof(int) * n_));
     CUDA_CHECK(cudaMalloc(&s_.near_count, 3 * sizeof(unsigned long long)));
@@ -328,20 +230,10 @@ class NearFar {
     const double mean_weight = g.nnz() ? weights / (double)g.nnz() : 1.0;
     const double mean_degree = g.nnz() ? (double)g.nnz() / (double)std::max(1, g.n) : 1.0;
     s_.delta = (int)std::max(1.0, std::min((double)sssp::kInf, std::round(SSSP_DELTA_EDGES * mean_weight / mean_degree)));
-    // As many blocks as can be resident at once (at most kBlocksPerSm per SM): a cooperative launch
-    // needs them all on the GPU together.
-    int device = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, near_far, kBlock, 0));
-    if (per_sm < 1) {
-      std::fprintf(stderr, "near_far: no block of %d threads fits on an SM\n", kBlock);
-      std::exit(2);
-    }
-    blocks_ = sms * std::min(per_sm, kBlocksPerSm);
+    blocks_ = gather::persistent_blocks(near_far, "near_far");
   }
   ~NearFar() {
-    for (Queue& q : s_.near) sample::free_all(q.vertex, q.begin, q.offset, q.tile_start);
+    for (Queue& q : s_.near) q.release();
     sample::free_all(s_.far[0], s_.far[1], s_.far_stamp, s_.near_count, s_.far_count, s_.far_min, s_.steps);
   }
   NearFar(const NearFar&) = delete;
