@@ -214,6 +214,13 @@ def test_children_whose_threads_cooperate_run_block_by_block_as_launched(body: s
     assert not [r for r in result.remarks if r.kind.value == "missed"]
 
 
+def test_the_buffer_of_items_run_as_launched_counts_their_blocks():
+    result = walk("consldt(block) buffer(default, 4)", int_first="__shared__ int tile[4]; tile[0] = 1;\n  int first")
+    (storage,) = remarks(result, "PDCC571")
+    assert "PDCC_BUFFER_walk_0 (= 4) item blocks (an item takes one per block of its grid) per block" in storage.message
+    assert "(= 4) items per block" in remarks(walk("consldt(block) buffer(default, 4)"), "PDCC571")[0].message
+
+
 @pytest.mark.parametrize("replacements, reason", [
     # a barrier after a return some threads take: looping over blocks, the others would wait for them
     ({"int_first": "__syncthreads();\n  int first"}, "the return at line 5 may be taken by some threads of a block"),

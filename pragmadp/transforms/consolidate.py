@@ -357,8 +357,10 @@ def _storage_remark(context: Context, recursion: Recursion, span: Span) -> Remar
     clause, buffer = site.directive.clause(Consolidate), site.directive.clause(Buffer)
     assert clause is not None   # a consolidated site
     capacity = buffer.capacity if buffer is not None else None
+    # Items run as launched take a slot per block of their grid, and the buffer counts slots.
+    slots = "items" if recursion.as_launched is None else "item blocks (an item takes one per block of its grid)"
     per_level = "half the pool" if capacity is None else \
-        f"PDCC_BUFFER_{site.name} (= {capacity.text}) items per {clause.granularity} of the launches it runs, " \
+        f"PDCC_BUFFER_{site.name} (= {capacity.text}) {slots} per {clause.granularity} of the launches it runs, " \
         "at most half the pool"
     if buffer is not None and buffer.kind == "malloc":
         per_level += " (buffer(malloc) is served from the pool too)"
