@@ -761,9 +761,11 @@ def main() -> int:
                              "recursion, and recursion, those with one), or only the control-flow melding samples "
                              "(a plain run does all; --sweep, --tune and --configs-from imply dp)")
     parser.add_argument("--budget-s", type=float, default=math.inf,
-                        help="a time budget in seconds for the dynamic-parallelism inputs (a device command may "
-                             "run 10 minutes): each input gets an equal share of what is left for its tuning, and "
-                             "past the budget no tuning, profile or input starts; results.md says what was cut")
+                        help="a time budget in seconds, from the start, for the builds and the dynamic-parallelism "
+                             "inputs (a device command may run 10 minutes; what has started finishes, so leave a "
+                             "margin): each input gets an equal share of what is left, its tuning what its own runs "
+                             "leave of it, and past the budget no tuning, profile or input starts; results.md says "
+                             "what was cut. The meld part has no budget")
     parser.add_argument("--no-profile", action="store_true", help="meld samples: no Nsight Compute runs")
     parser.add_argument("--profile-dp", action="store_true",
                         help="dynamic-parallelism samples: an Nsight Compute summary of the fastest pdcc build and "
@@ -793,13 +795,12 @@ def main() -> int:
     (out / "logs").mkdir(exist_ok=True)
     (out / "cache").mkdir(exist_ok=True)  # generated inputs, made once per input instead of once per run
     os.environ.setdefault("PDCC_SAMPLE_CACHE", str(out / "cache"))
-    started = time.time()
+    started, deadline = time.time(), time.monotonic() + arguments.budget_s  # the budget counts the builds too
     binaries = build_all(config, out, meld_plans(config, meld_samples, out))
     print(f"built {sum(b is not None for b in binaries.values())}/{len(binaries)} programs "
           f"in {time.time() - started:.0f} s", flush=True)
     meld = MeldResults(reps=arguments.reps or config["meld"]["reps"]) if meld_samples else None
-    session = Session(config, out, reps, binaries, meld, ncu_command() if arguments.profile_dp else None,
-                      time.monotonic() + arguments.budget_s)
+    session = Session(config, out, reps, binaries, meld, ncu_command() if arguments.profile_dp else None, deadline)
     if arguments.profile_dp and session.ncu is None:
         print("bench: no ncu (Nsight Compute) here: no profiles", flush=True)
     data = data_dir() if config["samples"] else ROOT
@@ -809,7 +810,7 @@ def main() -> int:
     if session.runs:
         print(plot(session.runs, session.pdcc_names, out / "ratios.png"))
     print(session.save())
-    if recorded:
+    if recorded and (out / "comparison.md").exists():  # (not when no input ran)
         print((out / "comparison.md").read_text())
     return 0
 

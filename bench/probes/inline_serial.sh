@@ -10,8 +10,10 @@
 # lanes' calls into the device runtime or the fallback loop reuse, so the warp waits for itself. A hang of
 # `inline` at 300 x 4 (where the budget never refuses) rules out a timing effect of the faster serial path;
 # a hang of `nanosleep` (a yield point inside the out-of-line loop) supports the convergence hypothesis.
-# On the first hung run of `inline`, cuda-gdb prints the warps' program counters and lanes (gdb.txt), to
-# compare with `cuobjdump -sass` of the binary (inline.sass): lanes at BSYNC B0 and B8, none in the driver.
+# (Only count_1d's serial loop gets the __nanosleep.) On the first hung run of `inline`, cuda-gdb prints
+# the program counters and lanes of the warp in focus (gdb.txt), to compare with `cuobjdump -sass` of the
+# binary (inline.sass): lanes at BSYNC B0 and B8, none in the driver. About 10 minutes at worst (60 runs of
+# up to 20 s): give it a device command of its own.
 #   bash bench/probes/inline_serial.sh OUTDIR
 set -u
 out=${1:?usage: bench/probes/inline_serial.sh OUTDIR}
@@ -28,9 +30,11 @@ python3 -m pragmadp --emit $build/noinline -arch=sm_90 -O3 -q -I tests/cuda "$ou
   || { echo "inline_serial: pdcc failed"; exit 1; }
 sed 's/static __device__ __noinline__ void \(count_[12]d__pdcc_serial\)/static __device__ void \1/' \
   $build/noinline/shapes.cu >$build/inline/shapes.cu
+! grep -q '__noinline__ void count_[12]d__pdcc_serial' $build/inline/shapes.cu \
+  || { echo "inline_serial: the inline edit left a __noinline__"; exit 1; }
 sed 's/^\(    count_1d__pdcc_thread(.*n);\)$/    { \1 __nanosleep(32); }/' $build/noinline/shapes.cu >$build/nanosleep/shapes.cu
-grep -q __nanosleep $build/nanosleep/shapes.cu || echo "inline_serial: the nanosleep edit matched nothing"
-for variant in inline nanosleep; do
+grep -q __nanosleep $build/nanosleep/shapes.cu || { echo "inline_serial: the nanosleep edit matched nothing"; exit 1; }
+for variant in noinline inline nanosleep; do  # all three by the same nvcc line, from pdcc's emitted source
   nvcc -arch=sm_90 -rdc=true -O3 -lineinfo -I tests/cuda -I pragmadp/runtime $build/$variant/shapes.cu \
     -o $build/$variant/shapes -lcudadevrt || echo "inline_serial: $variant does not build"
 done
@@ -54,7 +58,7 @@ for variant in noinline inline nanosleep; do
         ok=$((ok + 1))
       else
         failed=$((failed + 1))
-        tail -2 $build/$variant/run.txt >>"$out/failures.txt"
+        { echo "$variant $args:"; tail -2 $build/$variant/run.txt; } >>"$out/failures.txt"
       fi
     done
     echo "$variant $args: ok $ok hung $hung failed $failed"

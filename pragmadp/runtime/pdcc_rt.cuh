@@ -341,7 +341,8 @@ constexpr unsigned kRetryLimitNs = 1u << 18;  // about 0.5 ms of waiting in all 
 // The group's leader launches the batch (`launch(batch)` returns the launch's cudaGetLastError()). A
 // failed launch (pending-launch pool full, or the launch budget spent) is retried with doubling back-off
 // while launches drain; false when it never went through: then the whole group runs the records, each
-// through `direct(record)` (run_directly), so no work is lost and none waits on one thread. Stale errors
+// through `direct(record)` (run_directly), so no work is lost (the group waits for the leader's attempts,
+// then shares the records). Stale errors
 // are cleared first (else a launch that worked would look failed and run twice); runtime_check.cu, whose
 // "launch" launches nothing, defines PDCC_RT_NO_DEVICE_RUNTIME to build without -rdc, as
 // compute-sanitizer's racecheck and synccheck need.
@@ -531,7 +532,8 @@ __device__ __forceinline__ void run_block_thread(const AggregatedBlock<Record>& 
 // at the same latency as one thread would (the loads are broadcasts within a warp). Having the block's
 // first thread do it once, into shared memory, behind a barrier, was in the build that measured
 // multiblock(8) aggregation 10-11 % slower on an H200 (bench/results/2026-12-02-h200-aggregation-ab/;
-// the join's back-off, measured apart, was not the cause), so it is undone.
+// the join's back-off, measured apart, was not the cause); it is the prime suspect, not a proven one, and
+// is undone until a measurement says otherwise.
 template <typename Record, typename Thread, typename... Once>
 __device__ __forceinline__ void run_aggregated_block(const Batch<Record>& batch, unsigned block_index,
                                                      unsigned thread_index, Thread thread, const Once&... once) {
