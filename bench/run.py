@@ -23,8 +23,8 @@ runs this part alone, `--only dp` the rest alone; a plain run does both (--sweep
 run the dynamic-parallelism part only).
 
 Parts (`make bench`): a device command may run 10 minutes, so the suite runs as three commands, `--only
-aggregation` (the samples without a recursion, tuned), `--only recursion` and `--only meld`, each under
-`--budget-s`; `--merge` makes one table, JSON and plot of their results.json.
+aggregation` (the samples without a recursion, tuned) and `--only recursion`, both under `--budget-s`, and
+`--only meld`; `--merge` makes one table, JSON and plot of their results.json.
 """
 
 from __future__ import annotations
@@ -833,8 +833,9 @@ class Session:
         self.runs: list[Run] = []
 
     def run_inputs(self, data: Path, tune_it: bool, recorded: dict) -> None:
-        """Every input of the config's samples, each with an equal share of the time budget left for its
-        tuning; with `recorded` (--configs-from), also its recorded fastest configuration, and comparison.md."""
+        """Every input of the config's samples, each with an equal share of the time budget left (its tuning
+        gets what its own runs leave of it); with `recorded` (--configs-from), also its recorded fastest
+        configuration, and comparison.md."""
         inputs = [(sample["name"], item) for sample in self.config["samples"] for item in sample["inputs"]]
         for index, (name, item) in enumerate(inputs):
             left = self.deadline - time.monotonic()

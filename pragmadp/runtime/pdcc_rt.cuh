@@ -157,10 +157,16 @@ __device__ __forceinline__ void call_with_arguments(F f, const Record<Parameters
                       std::make_integer_sequence<unsigned, sizeof...(Parameters)>());
 }
 
+// Blocks in x of a grid of `x` blocks coarsened by `factor` (each block runs `factor` of the original
+// ones); no division for the usual factor 1.
+__device__ __forceinline__ unsigned coarsened_x(unsigned x, unsigned factor) {
+  return factor == 1u ? x : (x + factor - 1) / factor;
+}
+
 // Blocks of one record's (coarsened) child grid and its threads per block.
 template <typename Record>
 __device__ __forceinline__ unsigned record_blocks(const Record& r, unsigned coarsen) {
-  return (coarsen == 1u ? r.grid.x : (r.grid.x + coarsen - 1) / coarsen) * r.grid.y * r.grid.z;
+  return coarsened_x(r.grid.x, coarsen) * r.grid.y * r.grid.z;
 }
 
 template <typename Record>
@@ -340,12 +346,11 @@ constexpr unsigned kRetryLimitNs = 1u << 18;  // about 0.5 ms of waiting in all 
 
 // The group's leader launches the batch (`launch(batch)` returns the launch's cudaGetLastError()). A
 // failed launch (pending-launch pool full, or the launch budget spent) is retried with doubling back-off
-// while launches drain; false when it never went through: then the whole group runs the records, each
-// through `direct(record)` (run_directly), so no work is lost (the group waits for the leader's attempts,
-// then shares the records). Stale errors
-// are cleared first (else a launch that worked would look failed and run twice); runtime_check.cu, whose
-// "launch" launches nothing, defines PDCC_RT_NO_DEVICE_RUNTIME to build without -rdc, as
-// compute-sanitizer's racecheck and synccheck need.
+// while launches drain; false when it never went through: then the whole group, having waited for the
+// leader's attempts, runs the records between its threads, each through `direct(record)` (run_directly),
+// so no work is lost. Stale errors are cleared first (else a launch that worked would look failed and run
+// twice); runtime_check.cu, whose "launch" launches nothing, defines PDCC_RT_NO_DEVICE_RUNTIME to build
+// without -rdc, as compute-sanitizer's racecheck and synccheck need.
 template <typename Record, typename Launch>
 __device__ bool launch_batch(const Batch<Record>& batch, Launch& launch) {
 #ifndef PDCC_RT_NO_DEVICE_RUNTIME
@@ -508,7 +513,7 @@ template <typename Record>
 __device__ AggregatedBlock<Record> aggregated_block(const Batch<Record>& batch, unsigned block_index) {
   const unsigned r = find_record(batch.ends, batch.count, block_index);
   const Record& record = batch.records[r];
-  const unsigned stride = batch.coarsen == 1u ? record.grid.x : (record.grid.x + batch.coarsen - 1) / batch.coarsen;
+  const unsigned stride = coarsened_x(record.grid.x, batch.coarsen);
   return {record, unflatten(block_index - (r ? batch.ends[r - 1] : 0u), dim3(stride, record.grid.y, record.grid.z)),
           stride};
 }
@@ -529,11 +534,9 @@ __device__ __forceinline__ void run_block_thread(const AggregatedBlock<Record>& 
 }
 
 // The body of every child__pdcc_agg kernel. Every thread searches and loads its block's record itself,
-// at the same latency as one thread would (the loads are broadcasts within a warp). Having the block's
-// first thread do it once, into shared memory, behind a barrier, was in the build that measured
-// multiblock(8) aggregation 10-11 % slower on an H200 (bench/results/2026-12-02-h200-aggregation-ab/;
-// the join's back-off, measured apart, was not the cause); it is the prime suspect, not a proven one, and
-// is undone until a measurement says otherwise.
+// at the latency one thread would (the loads are broadcasts within a warp): doing it once per block, into
+// shared memory behind a barrier, is the prime suspect of a 10 % loss on multiblock(8) aggregation
+// (bench/results/2026-12-02-h200-aggregation-ab/), so it is not done until a measurement clears it.
 template <typename Record, typename Thread, typename... Once>
 __device__ __forceinline__ void run_aggregated_block(const Batch<Record>& batch, unsigned block_index,
                                                      unsigned thread_index, Thread thread, const Once&... once) {
@@ -614,7 +617,7 @@ __device__ void launch_child(Kernel kernel, const Record<Parameters...>& record,
 
 template <typename Kernel, typename... Parameters, typename... Once>
 __device__ void launch_child(Coarsened<Kernel> child, const Record<Parameters...>& record, const Once&... once) {
-  const dim3 grid((record.grid.x + child.factor - 1) / child.factor, record.grid.y, record.grid.z);
+  const dim3 grid(coarsened_x(record.grid.x, child.factor), record.grid.y, record.grid.z);
   pdcc::call_with_arguments(
       [&](const auto&... arguments) { child.kernel<<<grid, record.block>>>(arguments..., record.grid); }, record, once...);
 }
