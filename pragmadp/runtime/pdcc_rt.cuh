@@ -588,15 +588,25 @@ __device__ __forceinline__ void run_block_thread(const AggregatedBlock<Record>& 
     }, a.record, once...);
 }
 
-// The body of every child__pdcc_agg kernel. Every thread searches and loads its block's record itself,
-// at the latency one thread would (the loads are broadcasts within a warp). Doing it once per block, into
-// shared memory behind a barrier, measured the same within the run's noise on an H200, whether always,
-// never or only in batches of 4096 records or more (bench/results/2026-12-02-h200-record-pool/), so the
-// simpler form stays.
+// The body of every child__pdcc_agg kernel. In a batch of at least PDCC_SHARED_SEARCH_RECORDS records the
+// block's first thread searches and loads its record once, into shared memory, behind a barrier: its
+// `ends` no longer fit in L1, and every warp repeating the search's misses costs more than the barrier.
+// In a smaller batch every thread finds its record itself (broadcast loads from L1), with no barrier.
+// The branch is the same for the whole grid. Measured on an H200 in bench/results/2026-12-02-h200-handover/.
+#ifndef PDCC_SHARED_SEARCH_RECORDS
+#define PDCC_SHARED_SEARCH_RECORDS 4096u
+#endif
 template <typename Record, typename Thread, typename... Once>
 __device__ __forceinline__ void run_aggregated_block(const Batch<Record>& batch, unsigned block_index,
                                                      unsigned thread_index, Thread thread, const Once&... once) {
-  run_block_thread(aggregated_block(batch, block_index), thread_index, thread, once...);
+  if (batch.count < PDCC_SHARED_SEARCH_RECORDS) {
+    run_block_thread(aggregated_block(batch, block_index), thread_index, thread, once...);
+    return;
+  }
+  __shared__ alignas(AggregatedBlock<Record>) unsigned char found[sizeof(AggregatedBlock<Record>)];
+  if (thread_index == 0u) ::new (found) AggregatedBlock<Record>(aggregated_block(batch, block_index));
+  __syncthreads();
+  run_block_thread(*reinterpret_cast<const AggregatedBlock<Record>*>(found), thread_index, thread, once...);
 }
 
 // --- the launch budget ------------------------------------------------------------------------------
