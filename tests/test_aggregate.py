@@ -77,10 +77,10 @@ def test_aggregation_threshold_and_record_capacity_become_macros():
     result = run(LAUNCH, "consldt(warp) agg_threshold(3) buffer(pool, 64)")
     assert "#define PDCC_AGG_THRESHOLD_parent_0 3" in result.text
     assert "#define PDCC_RECORDS_parent_0 64" in result.text
-    assert "pdcc_group_parent_0.open<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc::record_pool<>, " \
-           "pdcc_site_parent_0, PDCC_RECORDS_parent_0, 1);" in result.text
-    assert "pdcc_group_parent_0.flush<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc::record_pool<>, " \
-           "pdcc_site_parent_0, 1, PDCC_AGG_THRESHOLD_parent_0, " in result.text
+    assert "pdcc_group_parent_0.open<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc_pool_parent_0, " \
+           "PDCC_RECORDS_parent_0, 1);" in result.text
+    assert "pdcc_group_parent_0.flush<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc_pool_parent_0, 1, " \
+           "PDCC_AGG_THRESHOLD_parent_0, " in result.text
 
 
 @pytest.mark.parametrize("clauses, knob, other", [
@@ -177,8 +177,8 @@ def test_the_flush_gets_the_aggregated_launch_and_the_one_record_launch():
     """The runtime's flush retries the first and falls back to the second (tests/cuda/runtime_check.cu); the
     site builds its record from the launch's arguments and launches it directly when storage is full."""
     text = run(LAUNCH, "consldt(block)").text
-    assert ("  pdcc_group_parent_0.flush<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc::record_pool<>, "
-            "pdcc_site_parent_0, 1, 1u, pdcc::aggregated_launch(child__pdcc_agg_parent_0, in, a), pdcc::direct_launch(child__pdcc_counted, child__pdcc_serial, "
+    assert ("  pdcc_group_parent_0.flush<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc_pool_parent_0, 1, "
+            "1u, pdcc::aggregated_launch(child__pdcc_agg_parent_0, in, a), pdcc::direct_launch(child__pdcc_counted, child__pdcc_serial, "
             "in, a));\n" in text)
     assert ("    const pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)> pdcc_rec(pdcc_grid, pdcc_block, out + threadIdx.x, "
             "in, a, m);\n"

@@ -1,6 +1,6 @@
 // pdcc's device runtime: the group protocol of aggregated sites (seed 000 §V, KLAP), which every
-// aggregated site instantiates with its record type: the Record of one parent's launch, the file's
-// RecordPool (record storage, shared by its sites) and a SiteState (multi-block group slots), a group in shared memory (WarpGroups, BlockGroup,
+// aggregated site instantiates with its record type: the Record of one parent's launch, a SitePool
+// (record storage, multi-block group slots), a group in shared memory (WarpGroups, BlockGroup,
 // MultiBlockGroup: open, append, flush), the Batch an aggregated grid gets and run_aggregated_block,
 // what each of its threads runs; and the launches a site hands to flush (aggregated_launch,
 // direct_launch) or makes itself (launch_record). pdcc puts this directory on nvcc's include path when
@@ -236,7 +236,7 @@ __device__ __forceinline__ unsigned grid_blocks() { return gridDim.x * gridDim.y
 
 // Records per group: what the launch asks for (`wanted`), but no more than a fair share of the pool:
 // the pool is cut into `chunks` (one per block, or per multi-block group), each rounded to 128 bytes by
-// RecordPool::take, and a chunk holds `groups_per_chunk` groups (the warps of a block), so that every group
+// SitePool::take, and a chunk holds `groups_per_chunk` groups (the warps of a block), so that every group
 // gets storage and only the excess launches directly.
 __host__ __device__ __forceinline__ unsigned records_that_fit(unsigned long long wanted, unsigned long long pool_bytes,
                                                               unsigned long long chunks,
@@ -249,7 +249,7 @@ __host__ __device__ __forceinline__ unsigned records_that_fit(unsigned long long
   return records < 0xffffffffull ? (unsigned)records : 0xffffffffu;
 }
 
-// One multi-block group's shared state (multiblock(K) and grid groups), in its site's SiteState. The
+// One multi-block group's shared state (multiblock(K) and grid groups), in its site's SitePool. The
 // first block of the group to start takes the group's records from the pool; the last block to finish
 // launches them and releases the slot for the parent's next launch.
 struct GroupSlot {
@@ -269,99 +269,50 @@ struct GroupSlot {
   }
 };
 
-// The record storage of a translation unit's aggregated sites, one __device__ variable shared by all of
-// them (zero-initialised): a bump allocator over `Bytes`. Its state word counts the holds on the pool (high
-// bits) and the bytes handed out (low bits). Every parent block takes one hold per site as it opens its
-// groups; a parent grid's holds are given back by release_holds, which the site's last block tail-launches:
-// it runs once the parent grid and every grid it launched have finished, when no aggregated grid can
-// still read its records. When the last hold is given back, and nothing was taken meanwhile, the bytes
-// come back to the pool. So sites of several parents, and parents in several streams, share it safely.
-template <unsigned long long Bytes>
-struct RecordPool {
+// One aggregated site's device memory: a bump allocator over `Bytes` of record storage (reset by the
+// parent grid's last block: the next launch of the parent cannot start before this grid's children have
+// finished reading it) and, for multi-block groups, one slot per group. A zero-initialised __device__
+// variable per site; two grids of the same parent must not run at once.
+template <unsigned long long Bytes, unsigned Slots = 0>
+struct SitePool {
   static constexpr unsigned long long kBytes = Bytes;
-  static constexpr int kHoldShift = 38;  // 2^38 bytes handed out, 2^26 holds at most
-  static constexpr unsigned kMaxHolds = 1u << 25;  // a parent grid with more blocks does not aggregate
-  static_assert(Bytes <= (1ull << 34), "PDCC_POOL_BYTES: at most 16 GiB");
-
-  unsigned long long state;
-  alignas(128) unsigned char storage[Bytes];
-
-  // One hold and `bytes` of storage (rounded up to 128, so that chunks start on their own cache lines),
-  // or nullptr when they do not fit (the hold is taken all the same).
-  __device__ unsigned char* take(unsigned long long bytes) {
-    bytes = (bytes + 127ull) & ~127ull;
-    const unsigned long long at = atomicAdd(&state, (1ull << kHoldShift) + bytes) & ((1ull << kHoldShift) - 1ull);
-    return bytes != 0ull && at + bytes <= Bytes ? storage + at : nullptr;
-  }
-
-  __device__ void release(unsigned holds) {
-    const unsigned long long mine = (unsigned long long)holds << kHoldShift;
-    const unsigned long long before = atomicAdd(&state, 0ull - mine);
-    if (before >> kHoldShift == holds) atomicCAS(&state, before - mine, 0ull);  // the last holder, if no take came first
-  }
-};
-
-// The file's pool, instantiated (64 MiB, or -DPDCC_POOL_BYTES=N) only in a file whose sites aggregate:
-// `pdcc::record_pool<>`.
-#ifndef PDCC_POOL_BYTES
-#define PDCC_POOL_BYTES (64ull << 20)
-#endif
-template <typename = void>
-static __device__ RecordPool<PDCC_POOL_BYTES> record_pool;
-
-#ifndef PDCC_RT_NO_DEVICE_RUNTIME
-template <typename Pool>
-__global__ void release_holds(Pool* pool, unsigned holds) {
-  pool->release(holds);
-}
-#endif
-
-// One aggregated site's own state, a zero-initialised __device__ variable per site: how many of its
-// parent grid's blocks are done and, for multi-block groups, one slot per group. Two grids of the same
-// parent must not run at once (they would share it). `Share`: the aggregated sites of the parent, each of
-// which may fill that share of the pool.
-template <unsigned Slots = 0, unsigned Share = 1>
-struct SiteState {
   static constexpr unsigned kSlots = Slots;
-  static constexpr unsigned kShare = Share;
 
+  unsigned long long used;
   unsigned blocks_done;
   GroupSlot slots[Slots ? Slots : 1];  // (an array cannot be empty; warp and block groups use none)
+  alignas(128) unsigned char storage[Bytes];
 
-  // The slot of group `group`, set up (storage for `capacity` records) by whichever of its blocks comes
-  // first; every block takes its hold on the pool here.
-  template <typename Pool>
-  __device__ GroupSlot* join(Pool& pool, unsigned group, unsigned capacity, unsigned record_bytes) {
+  // `bytes` of storage (rounded up to 128, so that chunks start on their own cache lines), or nullptr.
+  __device__ unsigned char* take(unsigned long long bytes) {
+    bytes = (bytes + 127ull) & ~127ull;
+    const unsigned long long at = atomicAdd(&used, bytes);
+    return at + bytes <= Bytes ? storage + at : nullptr;
+  }
+
+  // The slot of group `group`, set up (storage for `capacity` records) by whichever of its blocks comes first.
+  __device__ GroupSlot* join(unsigned group, unsigned capacity, unsigned record_bytes) {
     GroupSlot* slot = &slots[group];
     if (atomicCAS(&slot->state, 0, 1) == 0) {
-      slot->records = pool.take((unsigned long long)capacity * (record_bytes + 4u));
+      slot->records = take((unsigned long long)capacity * (record_bytes + 4u));
       slot->capacity = slot->records != nullptr ? capacity : 0u;
       slot->count = 0;
       __threadfence();
       atomicExch(&slot->state, 2);
     } else {
-      (void)pool.take(0ull);
       for (unsigned wait = 32; atomicAdd(&slot->state, 0) != 2; wait = wait < 1024u ? wait * 2 : wait) __nanosleep(wait);
       __threadfence();  // acquire: read the records and capacity the setting-up block wrote, not a stale line
     }
     return slot;
   }
 
-  // Called once per parent block (by its first thread) after its last use of the pool. The last block
-  // gives back the grid's holds after the grid (a tail launch); when that launch cannot be made, at once,
-  // which is safe while no other grid of the file runs.
-  template <typename Pool>
-  __device__ void block_done(Pool& pool) {
+  // Called once per parent block (by its first thread) after its last use of the pool.
+  __device__ void block_done() {
     __threadfence();
     if (atomicAdd(&blocks_done, 1u) == grid_blocks() - 1u) {
+      used = 0;
       blocks_done = 0;
       __threadfence();
-#ifndef PDCC_RT_NO_DEVICE_RUNTIME
-      (void)cudaGetLastError();
-      release_holds<<<1, 1, 0, cudaStreamTailLaunch>>>(&pool, grid_blocks());
-      if (cudaGetLastError() == cudaSuccess) return;
-#endif
-      pool.release(grid_blocks());
     }
   }
 };
@@ -434,15 +385,14 @@ struct BlockGroups {
   __device__ static unsigned group() { return PerWarp ? linear_thread() >> 5 : 0u; }
 
   // `records` per group (buffer's CAP), or 0: `records_per_thread` for each thread of the group.
-  template <typename Record, typename Pool, typename Site>
-  __device__ void open(Pool& pool, Site&, unsigned records, unsigned records_per_thread) {
+  template <typename Record, typename Site>
+  __device__ void open(Site& site, unsigned records, unsigned records_per_thread) {
     if (linear_thread() < 32u) count[linear_thread()] = 0u;
     if (linear_thread() == 0u) {
-      capacity = grid_blocks() <= Pool::kMaxHolds
-          ? records_that_fit(records ? records : (PerWarp ? 32u : block_threads()) * records_per_thread,
-                             Pool::kBytes / Site::kShare, grid_blocks(), groups(), sizeof(Record))
-          : 0u;
-      chunk = pool.take((unsigned long long)groups() * capacity * (sizeof(Record) + 4u));
+      capacity = records_that_fit(records ? records : (PerWarp ? 32u : block_threads()) * records_per_thread,
+                                  Site::kBytes, (unsigned long long)gridDim.x * gridDim.y * gridDim.z, groups(),
+                                  sizeof(Record));
+      chunk = site.take((unsigned long long)groups() * capacity * (sizeof(Record) + 4u));
     }
     __syncthreads();
   }
@@ -460,8 +410,8 @@ struct BlockGroups {
 
   // Every group launches its records as one grid, or, when fewer than `few` or the launch never goes
   // through, its threads run them one by one between them; then the block is done with the pool.
-  template <typename Record, typename Pool, typename Site, typename Launch, typename Direct>
-  __device__ void flush(Pool& pool, Site& site, unsigned coarsen, unsigned few, Launch launch, Direct direct) {
+  template <typename Record, typename Site, typename Launch, typename Direct>
+  __device__ void flush(Site& site, unsigned coarsen, unsigned few, Launch launch, Direct direct) {
     const unsigned mask = PerWarp ? warp_lanes() : 0u, lane = linear_thread() & 31u, g = group();
     __threadfence();  // this thread's appends, before the launch another thread of the group makes
     if (PerWarp) __syncwarp(mask); else __syncthreads();
@@ -478,7 +428,7 @@ struct BlockGroups {
       launched = PerWarp ? __any_sync(mask, launched) : __syncthreads_or(launched);
     }
     if (!launched) run_directly(records, n, me, stride, direct);
-    if (linear_thread() == 0u) site.block_done(pool);
+    if (linear_thread() == 0u) site.block_done();
   }
 };
 
@@ -493,19 +443,14 @@ struct MultiBlockGroup {
   int last;              // this block is its group's last to finish
   unsigned scratch[33];  // block_scan_records
 
-  template <typename Record, typename Pool, typename Site>
-  __device__ void open(Pool& pool, Site& site, unsigned records, unsigned records_per_thread, unsigned blocks_per_group) {
+  template <typename Record, typename Site>
+  __device__ void open(Site& site, unsigned records, unsigned records_per_thread, unsigned blocks_per_group) {
     if (linear_thread() == 0u) {
       const unsigned blocks = grid_blocks(), k = blocks_per_group, groups = (blocks + k - 1) / k;
       const unsigned capacity = records_that_fit(
-          records ? records : (unsigned long long)k * block_threads() * records_per_thread,
-          Pool::kBytes / Site::kShare, groups, 1u, sizeof(Record));
-      if (groups <= Site::kSlots && blocks <= Pool::kMaxHolds) {
-        slot = site.join(pool, linear_block() / k, capacity, sizeof(Record));
-      } else {
-        slot = nullptr;
-        (void)pool.take(0ull);
-      }
+          records ? records : (unsigned long long)k * block_threads() * records_per_thread, Site::kBytes, groups, 1u,
+          sizeof(Record));
+      slot = groups <= Site::kSlots ? site.join(linear_block() / k, capacity, sizeof(Record)) : nullptr;
       members = min(k, blocks - linear_block() / k * k);
     }
     __syncthreads();
@@ -524,8 +469,8 @@ struct MultiBlockGroup {
   // The last block of the group launches its records as one grid (or, when fewer than `few` or the
   // launch never goes through, its threads run them one by one between them) and releases the slot;
   // then the block is done with the pool.
-  template <typename Record, typename Pool, typename Site, typename Launch, typename Direct>
-  __device__ void flush(Pool& pool, Site& site, unsigned coarsen, unsigned few, Launch launch, Direct direct) {
+  template <typename Record, typename Site, typename Launch, typename Direct>
+  __device__ void flush(Site& site, unsigned coarsen, unsigned few, Launch launch, Direct direct) {
     __threadfence();
     __syncthreads();
     GroupSlot* group = slot;
@@ -551,7 +496,7 @@ struct MultiBlockGroup {
       }
       if (linear_thread() == 0u) group->release();
     }
-    if (linear_thread() == 0u) site.block_done(pool);
+    if (linear_thread() == 0u) site.block_done();
   }
 };
 
@@ -588,25 +533,14 @@ __device__ __forceinline__ void run_block_thread(const AggregatedBlock<Record>& 
     }, a.record, once...);
 }
 
-// The body of every child__pdcc_agg kernel. In a batch of at least PDCC_SHARED_SEARCH_RECORDS records the
-// block's first thread searches and loads its record once, into shared memory, behind a barrier: its
-// `ends` no longer fit in L1, and every warp repeating the search's misses costs more than the barrier.
-// In a smaller batch every thread finds its record itself (broadcast loads from L1), with no barrier.
-// The branch is the same for the whole grid. Measured on an H200 in bench/results/2026-12-02-h200-handover/.
-#ifndef PDCC_SHARED_SEARCH_RECORDS
-#define PDCC_SHARED_SEARCH_RECORDS 4096u
-#endif
+// The body of every child__pdcc_agg kernel. Every thread searches and loads its block's record itself,
+// at the latency one thread would (the loads are broadcasts within a warp): doing it once per block, into
+// shared memory behind a barrier, is the prime suspect of a 10 % loss on multiblock(8) aggregation
+// (bench/results/2026-12-02-h200-aggregation-ab/), so it is not done until a measurement clears it.
 template <typename Record, typename Thread, typename... Once>
 __device__ __forceinline__ void run_aggregated_block(const Batch<Record>& batch, unsigned block_index,
                                                      unsigned thread_index, Thread thread, const Once&... once) {
-  if (batch.count < PDCC_SHARED_SEARCH_RECORDS) {
-    run_block_thread(aggregated_block(batch, block_index), thread_index, thread, once...);
-    return;
-  }
-  __shared__ alignas(AggregatedBlock<Record>) unsigned char found[sizeof(AggregatedBlock<Record>)];
-  if (thread_index == 0u) ::new (found) AggregatedBlock<Record>(aggregated_block(batch, block_index));
-  __syncthreads();
-  run_block_thread(*reinterpret_cast<const AggregatedBlock<Record>*>(found), thread_index, thread, once...);
+  run_block_thread(aggregated_block(batch, block_index), thread_index, thread, once...);
 }
 
 // --- the launch budget ------------------------------------------------------------------------------
