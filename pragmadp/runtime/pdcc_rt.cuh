@@ -534,9 +534,10 @@ __device__ __forceinline__ void run_block_thread(const AggregatedBlock<Record>& 
 }
 
 // The body of every child__pdcc_agg kernel. Every thread searches and loads its block's record itself,
-// at the latency one thread would (the loads are broadcasts within a warp): doing it once per block, into
-// shared memory behind a barrier, is the prime suspect of a 10 % loss on multiblock(8) aggregation
-// (bench/results/2026-12-02-h200-aggregation-ab/), so it is not done until a measurement clears it.
+// at the latency one thread would (the loads are broadcasts within a warp). Having the block's first
+// thread do it once, into shared memory behind a barrier, measured the same within the run's noise on an
+// H200, whether always, never or from 4096 records on (bench/results/2026-12-02-h200-record-pool/), so
+// the simpler form stays.
 template <typename Record, typename Thread, typename... Once>
 __device__ __forceinline__ void run_aggregated_block(const Batch<Record>& batch, unsigned block_index,
                                                      unsigned thread_index, Thread thread, const Once&... once) {
