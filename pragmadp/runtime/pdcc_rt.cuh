@@ -296,18 +296,25 @@ struct RecordPool {
   unsigned long long state;
   alignas(128) unsigned char storage[Bytes];
 
-  // One hold and `bytes` of storage (rounded up to 128, so that chunks start on their own cache lines),
-  // or nullptr when they do not fit: the hold is taken all the same, and the bytes handed back (while it
-  // is held, the pool cannot be emptied under it).
+  // `bytes` of storage (rounded up to 128, so that chunks start on their own cache lines) and one hold on
+  // the pool, or nullptr and no hold when they do not fit or none are asked for (the bytes are handed back
+  // while the hold still stands, so the pool cannot be emptied in between).
   __device__ unsigned char* take(unsigned long long bytes) {
+    if (bytes == 0ull) return nullptr;
     bytes = (bytes + 127ull) & ~127ull;
     const unsigned long long at = atomicAdd(&state, kHold + bytes) & (kHold - 1ull);
-    if (at + bytes <= Bytes) return bytes != 0ull ? storage + at : nullptr;
+    if (at + bytes <= Bytes) return storage + at;
     atomicAdd(&state, 0ull - bytes);
+    release();
     return nullptr;
   }
 
+  // One more hold on storage already held (an aggregated launch of a group's records).
+  __device__ void hold() { atomicAdd(&state, kHold); }
+
+  // Gives back one hold, after this thread's (and, behind a barrier, its block's) last access to what it held.
   __device__ void release() {
+    __threadfence();
     const unsigned long long before = atomicAdd(&state, 0ull - kHold);
     if (before >> kHoldShift == 1ull) atomicCAS(&state, before - kHold, 0ull);  // the last holder, if no take came first
   }
@@ -335,7 +342,7 @@ struct GroupSlots {
   __device__ GroupSlot* join(Pool& pool, unsigned group, unsigned capacity, unsigned record_bytes) {
     GroupSlot* slot = &slots[group];
     if (atomicCAS(&slot->state, 0, 1) == 0) {
-      slot->records = pool.take(group_bytes(capacity, record_bytes));
+      slot->records = capacity != 0u ? pool.take(group_bytes(capacity, record_bytes)) : nullptr;
       slot->capacity = slot->records != nullptr ? capacity : 0u;
       slot->count = 0;
       __threadfence();
@@ -387,7 +394,7 @@ constexpr unsigned kRetryLimitNs = 1u << 18;  // about 0.5 ms of waiting in all 
 template <typename Record, typename Pool, typename Launch>
 __device__ bool launch_batch(const Batch<Record>& batch, Pool& pool, Launch& launch) {
   *batch.blocks_done = 0u;
-  (void)pool.take(0ull);
+  pool.hold();
 #ifndef PDCC_RT_NO_DEVICE_RUNTIME
   (void)cudaGetLastError();
 #endif
@@ -431,7 +438,7 @@ struct BlockGroups {
     if (linear_thread() == 0u) {
       capacity = records_that_fit(records ? records : (PerWarp ? 32u : block_threads()) * records_per_thread,
                                   Pool::kBytes / sites, grid_blocks(), groups(), sizeof(Record));
-      chunk = pool.take(groups() * group_bytes(capacity, sizeof(Record)));
+      chunk = capacity != 0u ? pool.take(groups() * group_bytes(capacity, sizeof(Record))) : nullptr;
     }
     __syncthreads();
   }
@@ -459,7 +466,7 @@ struct BlockGroups {
     const unsigned n = chunk ? min(count[g], capacity) : 0u;
     const unsigned me = PerWarp ? lane : linear_thread(), stride = PerWarp ? __popc(mask) : block_threads();
     bool launched = false;  // too few records to be worth a group launch, or the launch never went through
-    if (n >= few) {
+    if (n > 0u && n >= few) {
       unsigned widest = 0;
       const unsigned total = PerWarp ? warp_scan_records(records, ends, n, coarsen, mask, &widest)
                                      : block_scan_records(records, ends, n, coarsen, scratch, &widest);
@@ -469,7 +476,7 @@ struct BlockGroups {
     }
     if (!launched) run_directly(records, n, me, stride, direct);
     __syncthreads();  // every group is done with the chunk
-    if (linear_thread() == 0u) pool.release();
+    if (linear_thread() == 0u && chunk != nullptr) pool.release();
   }
 };
 
@@ -527,7 +534,7 @@ struct MultiBlockGroup {
     const unsigned n = min(*(volatile unsigned*)&group->count, capacity);
     __syncthreads();
     bool launched = false;  // too few records to be worth a group launch, or the launch never went through
-    if (n >= few) {
+    if (n > 0u && n >= few) {
       unsigned widest = 0;
       const unsigned total = block_scan_records(records, ends, n, coarsen, scratch, &widest);
       launched = __syncthreads_or(
@@ -539,7 +546,7 @@ struct MultiBlockGroup {
       __syncthreads();  // every thread is done with the records
     }
     if (linear_thread() == 0u) {
-      pool.release();
+      if (records != nullptr) pool.release();
       group->release();
     }
   }
@@ -586,7 +593,7 @@ __device__ __forceinline__ void run_block_thread(const AggregatedBlock<Record>& 
 // none of its own), and the grid's last block gives back the batch's hold on the record pool.
 template <typename Record, typename Pool>
 __device__ __forceinline__ void aggregated_block_done(const Batch<Record>& batch, Pool& pool) {
-  __threadfence();
+  __threadfence();  // the block's reads of the records, before its count
   if (atomicAdd(batch.blocks_done, 1u) == batch.blocks - 1u) pool.release();
 }
 
