@@ -308,21 +308,17 @@ EXPLANATIONS: dict[str, str] = {
         never changes, constants, gridDim and blockDim, blockIdx for warp and block groups) are passed once;
         `work(v, ...)` marks the arguments that mention v as varying. With agg_threshold(P)
         (PDCC_AGG_THRESHOLD_<site>) a warp or block group of fewer than P records launches them one by one.
-        Two launches of the same parent with a multiblock(K) or grid site must not run at once: the site's group
-        slots are its own (a parent launched from the device is not aggregated so). The record pool is the
-        file's, shared by all its sites: whoever reads records holds it (a parent block, a multi-block group,
-        an aggregated grid until its last block is done), so parents of different kernels, in different
-        streams, may run at once.""",
+        Two launches of the same aggregating parent must not run at once: the pool and the group slots are per
+        site.""",
     "PDCC561": """\
-        An analysis remark on where an aggregated site's records live: the file's device pool of PDCC_POOL_BYTES
-        bytes (64 MiB by default), one for all its aggregated sites (a parent with several sites gives each an
-        equal share), handed out per group at run time from the real launch configuration. A
+        An analysis remark on where an aggregated site's records live: a device pool of PDCC_POOL_BYTES_<site>
+        bytes (64 MiB by default), handed out per group at run time from the real launch configuration. A
         group asks for its threads times PDCC_RECORDS_PER_THREAD_<site> records (1, or 4 when the launch is in
         a loop) or, with buffer(KIND, CAP), for PDCC_RECORDS_<site> (= CAP) records, and gets at most its fair
         share of the pool (the pool over the groups of the grid), so every group has storage however large the
         grid; buffer(malloc) is served from the pool too. A record that does not fit is launched directly (or
         run serially), so no work is lost, only the aggregation's gain. If many records overflow, raise the
-        pool (-DPDCC_POOL_BYTES=...) or the records per group.""",
+        pool (-DPDCC_POOL_BYTES_<site>=...) or the records per group.""",
     # --- consldt: consolidation of a recursion -----------------------------------------------------------
     "PDCC570": """\
         `consldt(G)` on a kernel's launch of itself took effect (consolidation): a thread no longer launches;

@@ -236,7 +236,7 @@ class Prototype:
 
 @dataclass(frozen=True)
 class Variable:
-    """A variable at namespace scope: `__device__ pdcc::GroupSlots<...> pdcc_slots_s;`."""
+    """A variable at namespace scope: `__device__ pdcc::SitePool<...> pdcc_pool_s;`."""
 
     storage: str              # __device__, __shared__
     type: str

@@ -77,9 +77,9 @@ def test_aggregation_threshold_and_record_capacity_become_macros():
     result = run(LAUNCH, "consldt(warp) agg_threshold(3) buffer(pool, 64)")
     assert "#define PDCC_AGG_THRESHOLD_parent_0 3" in result.text
     assert "#define PDCC_RECORDS_parent_0 64" in result.text
-    assert "pdcc_group_parent_0.open<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc::record_pool<>, 1, " \
+    assert "pdcc_group_parent_0.open<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc_pool_parent_0, " \
            "PDCC_RECORDS_parent_0, 1);" in result.text
-    assert "pdcc_group_parent_0.flush<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc::record_pool<>, 1, " \
+    assert "pdcc_group_parent_0.flush<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc_pool_parent_0, 1, " \
            "PDCC_AGG_THRESHOLD_parent_0, " in result.text
 
 
@@ -135,19 +135,12 @@ def test_launch_configuration_one_grid_cannot_honour(launch: str, words: str):
     assert words in result.remarks[0].message and "__pdcc_agg_" not in result.text
 
 
-@pytest.mark.parametrize("granularity, aggregated", [
-    ("warp", True), ("block", True), ("multiblock(4)", False), ("grid", False)])
-def test_a_parent_launched_from_the_device_aggregates_only_without_group_slots(granularity: str, aggregated: bool):
-    """Grids of such a parent may run at once: warp and block groups live in each block and the record pool
-    is held by whoever reads it, but a multi-block site's group slots would be shared."""
+def test_parent_launched_from_the_device_is_not_aggregated():
     code = (CHILD + "__global__ void parent(float* out, const float* in, float a, int n) {\n"
-            f"#pragma dp consldt({granularity})\n  child<<<(n + 31) / 32, 32>>>(out, in, a, n);\n}}\n"
+            "#pragma dp consldt(block)\n  child<<<(n + 31) / 32, 32>>>(out, in, a, n);\n}\n"
             "__global__ void top(float* out, const float* in) { parent<<<1, 32>>>(out, in, 1.0f, 8); }\n")
     result = transform(SourceFile("a.cu", code.encode()))
-    assert ("__pdcc_agg_" in result.text) == aggregated
-    if not aggregated:
-        assert "itself launched from the device" in result.remarks[0].message
-        assert f"share the site's {granularity.split('(')[0]} group slots" in result.remarks[0].message
+    assert "itself launched from the device" in result.remarks[0].message
 
 
 def test_child_defined_after_its_parent_is_not_aggregated():
@@ -184,8 +177,8 @@ def test_the_flush_gets_the_aggregated_launch_and_the_one_record_launch():
     """The runtime's flush retries the first and falls back to the second (tests/cuda/runtime_check.cu); the
     site builds its record from the launch's arguments and launches it directly when storage is full."""
     text = run(LAUNCH, "consldt(block)").text
-    assert ("  pdcc_group_parent_0.flush<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc::record_pool<>, "
-            "1, 1u, pdcc::aggregated_launch(child__pdcc_agg_parent_0, in, a), pdcc::direct_launch(child__pdcc_counted, child__pdcc_serial, "
+    assert ("  pdcc_group_parent_0.flush<pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)>>(pdcc_pool_parent_0, 1, "
+            "1u, pdcc::aggregated_launch(child__pdcc_agg_parent_0, in, a), pdcc::direct_launch(child__pdcc_counted, child__pdcc_serial, "
             "in, a));\n" in text)
     assert ("    const pdcc::RecordOf<decltype(child__pdcc_agg_parent_0)> pdcc_rec(pdcc_grid, pdcc_block, out + threadIdx.x, "
             "in, a, m);\n"

@@ -37,9 +37,8 @@ def test_every_knob_is_reported_with_its_macro_default_and_domain():
                  "__global__ void other(int* x, int n) {\n#pragma dp consldt(multiblock(4))\n"
                  "  child<<<(n + 31) / 32, 32>>>(x, n);\n}\n")
     knobs = {k.macro: k for k in result.knobs}
-    # (the aggregated sites' record pool is the file's, PDCC_POOL_BYTES, defaulted in the runtime header)
     assert {k.kind for k in knobs.values()} == {"threshold", "coarsen", "granularity", "agg_threshold", "records",
-                                                "records_per_thread"}
+                                                "records_per_thread", "pool_bytes"}
     assert knobs["PDCC_THRESHOLD_parent_0"].default == "64" and knobs["PDCC_RECORDS_parent_0"].default == "8"
     assert all(k.domain[0] <= k.domain[1] for k in knobs.values())
     for knob in knobs.values():  # each one overridable with -D
@@ -155,7 +154,7 @@ def test_reviewed_shapes_compile_without_warnings(name, tmp_path):
 def test_the_wrapper_keeps_the_parents_linkage_storage_class_and_defaults():
     text = run(REVIEWED["static_parent"]).text
     assert "static __global__ void __launch_bounds__(1024) parent(int* x, int n = 64)\n{" in text
-    assert "static __shared__ pdcc::BlockGroup pdcc_group_parent_0;" in text and "__device__ pdcc::" not in text
+    assert "static __device__ pdcc::SitePool<PDCC_POOL_BYTES_parent_0> pdcc_pool_parent_0;" in text
     assert 'extern "C" __global__ void __launch_bounds__(1024) parent(int* x, int n)\n{' in \
         run(REVIEWED["extern_c_parent"]).text
 

@@ -86,7 +86,7 @@ GPU_CONFIGURATIONS = [
     "consldt(grid)", "threshold(128) coarsen(4) consldt(grid)",
     "consldt(block) buffer(pool, 2)", "threshold(32) consldt(warp) buffer(pool, 1)",
     "consldt(grid) buffer(pool, 16)",
-    "consldt(block) -DPDCC_POOL_BYTES=65536", "consldt(multiblock(4)) -DPDCC_POOL_BYTES=65536",
+    "consldt(block) -DPDCC_POOL_BYTES_{site}=65536", "consldt(multiblock(4)) -DPDCC_POOL_BYTES_{site}=65536",
 ]
 # Small random inputs per seed (the bench runs the large ones).
 GPU_INPUTS = {

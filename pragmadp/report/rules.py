@@ -236,8 +236,7 @@ AGGREGATE_APPLIED = Rule("PDCC560", "aggregate-applied",
                          "launches of '{child}' aggregated per {granularity}{blocks}; {uniform_count} of {parameters} "
                          "arguments passed once per group")
 AGGREGATE_STORAGE = Rule("PDCC561", "aggregate-storage", "Device memory reserved for an aggregated site's records.",
-                         "record storage: the file's pool of {pool_macro} (= {pool_mib} MiB, shared by its aggregated sites) "
-                         "reserved on the device; each group "
+                         "record storage: a pool of {pool_macro} (= {pool_mib} MiB) reserved on the device; each group "
                          "takes {wanted}, of {fields} arguments plus grid and block, at run time, up to its share of the "
                          "pool; a record that does not fit launches directly{malloc}")
 

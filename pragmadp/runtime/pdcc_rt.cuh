@@ -1,8 +1,7 @@
 // pdcc's device runtime: the group protocol of aggregated sites (seed 000 §V, KLAP), which every
-// aggregated site instantiates with its record type: the Record of one parent's launch, the file's
-// RecordPool (record storage, shared by its sites), GroupSlots (a multi-block site's groups), a group in
-// shared memory (WarpGroups, BlockGroup, MultiBlockGroup: open, append, flush), the Batch an aggregated
-// grid gets and run_aggregated_block,
+// aggregated site instantiates with its record type: the Record of one parent's launch, a SitePool
+// (record storage, multi-block group slots), a group in shared memory (WarpGroups, BlockGroup,
+// MultiBlockGroup: open, append, flush), the Batch an aggregated grid gets and run_aggregated_block,
 // what each of its threads runs; and the launches a site hands to flush (aggregated_launch,
 // direct_launch) or makes itself (launch_record). pdcc puts this directory on nvcc's include path when
 // a file needs it; it has no host code and allocates nothing by itself. tests/cuda/runtime_check.cu
@@ -237,28 +236,22 @@ __device__ __forceinline__ unsigned grid_blocks() { return gridDim.x * gridDim.y
 
 // Records per group: what the launch asks for (`wanted`), but no more than a fair share of the pool:
 // the pool is cut into `chunks` (one per block, or per multi-block group), each rounded to 128 bytes by
-// RecordPool::take, and a chunk holds `groups_per_chunk` groups (the warps of a block), each its records,
-// their scanned ends and the count of its aggregated grid's finished blocks (group_bytes), so that every
-// group gets storage and only the excess launches directly.
+// SitePool::take, and a chunk holds `groups_per_chunk` groups (the warps of a block), so that every group
+// gets storage and only the excess launches directly.
 __host__ __device__ __forceinline__ unsigned records_that_fit(unsigned long long wanted, unsigned long long pool_bytes,
                                                               unsigned long long chunks,
                                                               unsigned long long groups_per_chunk,
                                                               unsigned long long record_bytes) {
   const unsigned long long bytes = pool_bytes / (chunks ? chunks : 1ull);
   const unsigned long long per_group = bytes > 128ull ? (bytes - 128ull) / (groups_per_chunk ? groups_per_chunk : 1ull) : 0ull;
-  const unsigned long long share = per_group > 4ull ? (per_group - 4ull) / (record_bytes + 4ull) : 0ull;
+  const unsigned long long share = per_group / (record_bytes + 4ull);
   const unsigned long long records = wanted < share ? wanted : share;
   return records < 0xffffffffull ? (unsigned)records : 0xffffffffu;
 }
 
-// A group's storage: `capacity` records, their scanned ends, and its aggregated grid's finished blocks.
-__host__ __device__ __forceinline__ unsigned long long group_bytes(unsigned capacity, unsigned record_bytes) {
-  return (unsigned long long)capacity * (record_bytes + 4u) + 4u;
-}
-
-// One multi-block group's shared state (multiblock(K) and grid groups), one of its site's GroupSlots.
-// The first block of the group to start takes the group's records from the pool; the last block to
-// finish launches them and releases the slot for the parent's next launch.
+// One multi-block group's shared state (multiblock(K) and grid groups), in its site's SitePool. The
+// first block of the group to start takes the group's records from the pool; the last block to finish
+// launches them and releases the slot for the parent's next launch.
 struct GroupSlot {
   unsigned char* records;
   unsigned capacity;
@@ -276,73 +269,32 @@ struct GroupSlot {
   }
 };
 
-// The record storage of a translation unit's aggregated sites, one __device__ variable shared by all of
-// them (zero-initialised): a bump allocator over `Bytes`. Its state word counts the holds on the pool (high
-// bits) and the bytes handed out (low bits). A block or warp group's parent block holds its chunk from
-// open to the end of its flush; a multi-block group's first block takes the group's hold with its
-// storage and the group's last block gives it back; a batch launched on the records takes a hold of its
-// own, which the aggregated grid's last block gives back when every block has finished reading them.
-// When the last hold is given back, and nothing was taken meanwhile, the bytes come back to the pool. So
-// sites of several parents, and parents in several streams, share it safely; a program that never lets
-// every hold go (grids of the file always overlapping) only sees the pool fill and its records launched
-// directly.
-template <unsigned long long Bytes>
-struct RecordPool {
+// One aggregated site's device memory: a bump allocator over `Bytes` of record storage (reset by the
+// parent grid's last block: the next launch of the parent cannot start before this grid's children have
+// finished reading it) and, for multi-block groups, one slot per group. A zero-initialised __device__
+// variable per site; two grids of the same parent must not run at once.
+template <unsigned long long Bytes, unsigned Slots = 0>
+struct SitePool {
   static constexpr unsigned long long kBytes = Bytes;
-  static constexpr int kHoldShift = 40;  // 2^40 bytes handed out, 2^24 holds at once
-  static constexpr unsigned long long kHold = 1ull << kHoldShift;
-  static_assert(Bytes <= (1ull << 36), "PDCC_POOL_BYTES: at most 64 GiB");
-
-  unsigned long long state;
-  alignas(128) unsigned char storage[Bytes];
-
-  // `bytes` of storage (rounded up to 128, so that chunks start on their own cache lines) and one hold on
-  // the pool, or nullptr and no hold when they do not fit or none are asked for (the bytes are handed back
-  // while the hold still stands, so the pool cannot be emptied in between).
-  __device__ unsigned char* take(unsigned long long bytes) {
-    if (bytes == 0ull) return nullptr;
-    bytes = (bytes + 127ull) & ~127ull;
-    const unsigned long long at = atomicAdd(&state, kHold + bytes) & (kHold - 1ull);
-    if (at + bytes <= Bytes) return storage + at;
-    atomicAdd(&state, 0ull - bytes);
-    release();
-    return nullptr;
-  }
-
-  // One more hold on storage already held (an aggregated launch of a group's records).
-  __device__ void hold() { atomicAdd(&state, kHold); }
-
-  // Gives back one hold, after this thread's (and, behind a barrier, its block's) last access to what it held.
-  __device__ void release() {
-    __threadfence();
-    const unsigned long long before = atomicAdd(&state, 0ull - kHold);
-    if (before >> kHoldShift == 1ull) atomicCAS(&state, before - kHold, 0ull);  // the last holder, if no take came first
-  }
-};
-
-// The file's pool, instantiated (64 MiB, or -DPDCC_POOL_BYTES=N) only in a file whose sites aggregate:
-// `pdcc::record_pool<>`.
-#ifndef PDCC_POOL_BYTES
-#define PDCC_POOL_BYTES (64ull << 20)
-#endif
-template <typename = void>
-static __device__ RecordPool<PDCC_POOL_BYTES> record_pool;
-
-// A multiblock(K) or grid site's group slots, a zero-initialised __device__ variable per site. Two grids
-// of the same parent must not run at once (they would share them).
-template <unsigned Slots>
-struct GroupSlots {
   static constexpr unsigned kSlots = Slots;
 
-  GroupSlot slots[Slots];
+  unsigned long long used;
+  unsigned blocks_done;
+  GroupSlot slots[Slots ? Slots : 1];  // (an array cannot be empty; warp and block groups use none)
+  alignas(128) unsigned char storage[Bytes];
 
-  // The slot of group `group`, set up (storage for `capacity` records, and the group's hold on the pool)
-  // by whichever of its blocks comes first.
-  template <typename Pool>
-  __device__ GroupSlot* join(Pool& pool, unsigned group, unsigned capacity, unsigned record_bytes) {
+  // `bytes` of storage (rounded up to 128, so that chunks start on their own cache lines), or nullptr.
+  __device__ unsigned char* take(unsigned long long bytes) {
+    bytes = (bytes + 127ull) & ~127ull;
+    const unsigned long long at = atomicAdd(&used, bytes);
+    return at + bytes <= Bytes ? storage + at : nullptr;
+  }
+
+  // The slot of group `group`, set up (storage for `capacity` records) by whichever of its blocks comes first.
+  __device__ GroupSlot* join(unsigned group, unsigned capacity, unsigned record_bytes) {
     GroupSlot* slot = &slots[group];
     if (atomicCAS(&slot->state, 0, 1) == 0) {
-      slot->records = capacity != 0u ? pool.take(group_bytes(capacity, record_bytes)) : nullptr;
+      slot->records = take((unsigned long long)capacity * (record_bytes + 4u));
       slot->capacity = slot->records != nullptr ? capacity : 0u;
       slot->count = 0;
       __threadfence();
@@ -352,6 +304,16 @@ struct GroupSlots {
       __threadfence();  // acquire: read the records and capacity the setting-up block wrote, not a stale line
     }
     return slot;
+  }
+
+  // Called once per parent block (by its first thread) after its last use of the pool.
+  __device__ void block_done() {
+    __threadfence();
+    if (atomicAdd(&blocks_done, 1u) == grid_blocks() - 1u) {
+      used = 0;
+      blocks_done = 0;
+      __threadfence();
+    }
   }
 };
 
@@ -364,7 +326,6 @@ struct Batch {
   unsigned blocks;       // of all records (coarsened)
   unsigned threads;      // the widest record's block
   unsigned coarsen;      // original blocks per block of the aggregated grid (in x)
-  unsigned* blocks_done; // of the aggregated grid: its last block gives back the batch's hold on the pool
 };
 
 // The record type of an aggregated kernel (the R of its `const Batch<R>` parameter): how a parent names
@@ -387,22 +348,16 @@ constexpr unsigned kRetryLimitNs = 1u << 18;  // about 0.5 ms of waiting in all 
 // failed launch (pending-launch pool full, or the launch budget spent) is retried with doubling back-off
 // while launches drain; false when it never went through: then the whole group, having waited for the
 // leader's attempts, runs the records between its threads, each through `direct(record)` (run_directly),
-// so no work is lost. The batch holds the pool from before its launch until its grid's last block has
-// read its records (aggregated_block_done). Stale errors are cleared first (else a launch that worked
-// would look failed and run twice); runtime_check.cu, whose "launch" launches nothing, defines
-// PDCC_RT_NO_DEVICE_RUNTIME to build without -rdc, as compute-sanitizer's racecheck and synccheck need.
-template <typename Record, typename Pool, typename Launch>
-__device__ bool launch_batch(const Batch<Record>& batch, Pool& pool, Launch& launch) {
-  *batch.blocks_done = 0u;
-  pool.hold();
+// so no work is lost. Stale errors are cleared first (else a launch that worked would look failed and run
+// twice); runtime_check.cu, whose "launch" launches nothing, defines PDCC_RT_NO_DEVICE_RUNTIME to build
+// without -rdc, as compute-sanitizer's racecheck and synccheck need.
+template <typename Record, typename Launch>
+__device__ bool launch_batch(const Batch<Record>& batch, Launch& launch) {
 #ifndef PDCC_RT_NO_DEVICE_RUNTIME
   (void)cudaGetLastError();
 #endif
   for (unsigned wait = 64; launch(batch) != cudaSuccess; wait *= 2) {
-    if (wait > kRetryLimitNs) {
-      pool.release();
-      return false;
-    }
+    if (wait > kRetryLimitNs) return false;
     __nanosleep(wait);
   }
   return true;
@@ -418,8 +373,7 @@ __device__ __forceinline__ void run_directly(const Record* records, unsigned cou
 
 // Warp groups (PerWarp) or one group per block, in shared memory (hence no constructor). Every thread
 // of the block calls open() before the parent's body and flush() after it; append() is called at the
-// site. The block's groups share one chunk of the pool, which the block holds from open to the end of its
-// flush: every group's records, then each group's scanned ends and finished-block count.
+// site. The block's groups share one chunk of the pool: every group's records, then their scanned ends.
 template <bool PerWarp>
 struct BlockGroups {
   unsigned count[32];    // records appended per group (a block has at most 32 warps)
@@ -430,15 +384,15 @@ struct BlockGroups {
   __device__ static unsigned groups() { return PerWarp ? (block_threads() + 31u) / 32u : 1u; }
   __device__ static unsigned group() { return PerWarp ? linear_thread() >> 5 : 0u; }
 
-  // `records` per group (buffer's CAP), or 0: `records_per_thread` for each thread of the group; the
-  // parent's `sites` aggregated sites split the pool.
-  template <typename Record, typename Pool>
-  __device__ void open(Pool& pool, unsigned sites, unsigned records, unsigned records_per_thread) {
+  // `records` per group (buffer's CAP), or 0: `records_per_thread` for each thread of the group.
+  template <typename Record, typename Site>
+  __device__ void open(Site& site, unsigned records, unsigned records_per_thread) {
     if (linear_thread() < 32u) count[linear_thread()] = 0u;
     if (linear_thread() == 0u) {
       capacity = records_that_fit(records ? records : (PerWarp ? 32u : block_threads()) * records_per_thread,
-                                  Pool::kBytes / sites, grid_blocks(), groups(), sizeof(Record));
-      chunk = capacity != 0u ? pool.take(groups() * group_bytes(capacity, sizeof(Record))) : nullptr;
+                                  Site::kBytes, (unsigned long long)gridDim.x * gridDim.y * gridDim.z, groups(),
+                                  sizeof(Record));
+      chunk = site.take((unsigned long long)groups() * capacity * (sizeof(Record) + 4u));
     }
     __syncthreads();
   }
@@ -455,52 +409,48 @@ struct BlockGroups {
   }
 
   // Every group launches its records as one grid, or, when fewer than `few` or the launch never goes
-  // through, its threads run them one by one between them; then the block gives back its hold.
-  template <typename Record, typename Pool, typename Launch, typename Direct>
-  __device__ void flush(Pool& pool, unsigned coarsen, unsigned few, Launch launch, Direct direct) {
+  // through, its threads run them one by one between them; then the block is done with the pool.
+  template <typename Record, typename Site, typename Launch, typename Direct>
+  __device__ void flush(Site& site, unsigned coarsen, unsigned few, Launch launch, Direct direct) {
     const unsigned mask = PerWarp ? warp_lanes() : 0u, lane = linear_thread() & 31u, g = group();
     __threadfence();  // this thread's appends, before the launch another thread of the group makes
     if (PerWarp) __syncwarp(mask); else __syncthreads();
     Record* records = reinterpret_cast<Record*>(chunk) + g * capacity;
-    unsigned* ends = reinterpret_cast<unsigned*>(reinterpret_cast<Record*>(chunk) + groups() * capacity) + g * (capacity + 1u);
+    unsigned* ends = reinterpret_cast<unsigned*>(reinterpret_cast<Record*>(chunk) + groups() * capacity) + g * capacity;
     const unsigned n = chunk ? min(count[g], capacity) : 0u;
     const unsigned me = PerWarp ? lane : linear_thread(), stride = PerWarp ? __popc(mask) : block_threads();
     bool launched = false;  // too few records to be worth a group launch, or the launch never went through
-    if (n > 0u && n >= few) {
+    if (n >= few) {
       unsigned widest = 0;
       const unsigned total = PerWarp ? warp_scan_records(records, ends, n, coarsen, mask, &widest)
                                      : block_scan_records(records, ends, n, coarsen, scratch, &widest);
-      launched = me == 0u &&
-                 launch_batch(Batch<Record>{records, ends, n, total, widest, coarsen, ends + capacity}, pool, launch);
+      launched = me == 0u && launch_batch(Batch<Record>{records, ends, n, total, widest, coarsen}, launch);
       launched = PerWarp ? __any_sync(mask, launched) : __syncthreads_or(launched);
     }
     if (!launched) run_directly(records, n, me, stride, direct);
-    __syncthreads();  // every group is done with the chunk
-    if (linear_thread() == 0u && chunk != nullptr) pool.release();
+    if (linear_thread() == 0u) site.block_done();
   }
 };
 
 using WarpGroups = BlockGroups<true>;
 using BlockGroup = BlockGroups<false>;
 
-// A multiblock(K) or grid group (K = every block of the grid), in shared memory: the group's state is one
-// of the site's GroupSlots, set up by its first block; its last block to finish launches for the group.
+// A multiblock(K) or grid group (K = every block of the grid), in shared memory: the group's state is a
+// slot of the site's pool, set up by its first block; its last block to finish launches for the group.
 struct MultiBlockGroup {
   GroupSlot* slot;       // nullptr when there are more groups than slots: every parent launches directly
   unsigned members;      // blocks in this block's group (the last group may have fewer)
   int last;              // this block is its group's last to finish
   unsigned scratch[33];  // block_scan_records
 
-  // As BlockGroups::open, for groups of `blocks_per_group` blocks.
-  template <typename Record, typename Pool, typename Slots>
-  __device__ void open(Pool& pool, Slots& slots, unsigned sites, unsigned records, unsigned records_per_thread,
-                       unsigned blocks_per_group) {
+  template <typename Record, typename Site>
+  __device__ void open(Site& site, unsigned records, unsigned records_per_thread, unsigned blocks_per_group) {
     if (linear_thread() == 0u) {
       const unsigned blocks = grid_blocks(), k = blocks_per_group, groups = (blocks + k - 1) / k;
       const unsigned capacity = records_that_fit(
-          records ? records : (unsigned long long)k * block_threads() * records_per_thread, Pool::kBytes / sites,
-          groups, 1u, sizeof(Record));
-      slot = groups <= Slots::kSlots ? slots.join(pool, linear_block() / k, capacity, sizeof(Record)) : nullptr;
+          records ? records : (unsigned long long)k * block_threads() * records_per_thread, Site::kBytes, groups, 1u,
+          sizeof(Record));
+      slot = groups <= Site::kSlots ? site.join(linear_block() / k, capacity, sizeof(Record)) : nullptr;
       members = min(k, blocks - linear_block() / k * k);
     }
     __syncthreads();
@@ -517,38 +467,36 @@ struct MultiBlockGroup {
   }
 
   // The last block of the group launches its records as one grid (or, when fewer than `few` or the
-  // launch never goes through, its threads run them one by one between them), gives back the group's
-  // hold on the pool and frees the slot for the parent's next launch.
-  template <typename Record, typename Pool, typename Launch, typename Direct>
-  __device__ void flush(Pool& pool, unsigned coarsen, unsigned few, Launch launch, Direct direct) {
+  // launch never goes through, its threads run them one by one between them) and releases the slot;
+  // then the block is done with the pool.
+  template <typename Record, typename Site, typename Launch, typename Direct>
+  __device__ void flush(Site& site, unsigned coarsen, unsigned few, Launch launch, Direct direct) {
     __threadfence();
     __syncthreads();
     GroupSlot* group = slot;
     if (linear_thread() == 0u) last = group != nullptr && atomicAdd(&group->blocks_done, 1u) == members - 1u;
     __syncthreads();
-    if (!last) return;
-    __threadfence();
-    Record* records = reinterpret_cast<Record*>(group->records);
-    const unsigned capacity = group->capacity;
-    unsigned* ends = reinterpret_cast<unsigned*>(records + capacity);
-    const unsigned n = min(*(volatile unsigned*)&group->count, capacity);
-    __syncthreads();
-    bool launched = false;  // too few records to be worth a group launch, or the launch never went through
-    if (n > 0u && n >= few) {
-      unsigned widest = 0;
-      const unsigned total = block_scan_records(records, ends, n, coarsen, scratch, &widest);
-      launched = __syncthreads_or(
-          linear_thread() == 0u &&
-          launch_batch(Batch<Record>{records, ends, n, total, widest, coarsen, ends + capacity}, pool, launch));
+    if (last) {
+      __threadfence();
+      Record* records = reinterpret_cast<Record*>(group->records);
+      const unsigned capacity = group->capacity;
+      unsigned* ends = reinterpret_cast<unsigned*>(records + capacity);
+      const unsigned n = min(*(volatile unsigned*)&group->count, capacity);
+      __syncthreads();
+      bool launched = false;  // too few records to be worth a group launch, or the launch never went through
+      if (n >= few) {
+        unsigned widest = 0;
+        const unsigned total = block_scan_records(records, ends, n, coarsen, scratch, &widest);
+        launched = __syncthreads_or(linear_thread() == 0u &&
+                                    launch_batch(Batch<Record>{records, ends, n, total, widest, coarsen}, launch));
+      }
+      if (!launched) {
+        run_directly(records, n, linear_thread(), block_threads(), direct);
+        __syncthreads();  // every thread is done with the records
+      }
+      if (linear_thread() == 0u) group->release();
     }
-    if (!launched) {
-      run_directly(records, n, linear_thread(), block_threads(), direct);
-      __syncthreads();  // every thread is done with the records
-    }
-    if (linear_thread() == 0u) {
-      if (records != nullptr) pool.release();
-      group->release();
-    }
+    if (linear_thread() == 0u) site.block_done();
   }
 };
 
@@ -589,20 +537,11 @@ __device__ __forceinline__ void run_block_thread(const AggregatedBlock<Record>& 
 // at the latency one thread would (the loads are broadcasts within a warp). Having the block's first
 // thread do it once, into shared memory behind a barrier, measured the same within the run's noise on an
 // H200, whether always, never or from 4096 records on (bench/results/2026-12-02-h200-record-pool/), so
-// the simpler form stays. Then the block counts itself done (after a barrier: an aggregated child has
-// none of its own), and the grid's last block gives back the batch's hold on the record pool.
-template <typename Record, typename Pool>
-__device__ __forceinline__ void aggregated_block_done(const Batch<Record>& batch, Pool& pool) {
-  __threadfence();  // the block's reads of the records, before its count
-  if (atomicAdd(batch.blocks_done, 1u) == batch.blocks - 1u) pool.release();
-}
-
+// the simpler form stays.
 template <typename Record, typename Thread, typename... Once>
 __device__ __forceinline__ void run_aggregated_block(const Batch<Record>& batch, unsigned block_index,
                                                      unsigned thread_index, Thread thread, const Once&... once) {
   run_block_thread(aggregated_block(batch, block_index), thread_index, thread, once...);
-  __syncthreads();  // every thread of the block is done with the batch's records
-  if (thread_index == 0u) aggregated_block_done(batch, record_pool<>);
 }
 
 // --- the launch budget ------------------------------------------------------------------------------

@@ -9,18 +9,16 @@ and runs the (coarsened) outlined body. Arguments that are the same for the whol
 Groups: `warp` and `block` flush at the end of the parent, where every thread of the group arrives (the
 parent's body is outlined into `parent__pdcc_body`, so early `return`s are fine); `multiblock(K)` and
 `grid` groups are flushed by the last of their blocks to finish, on the device. `agg_threshold(P)`
-(warp, block): fewer than P records launch one by one. Storage is one pool per file (`pdcc::record_pool<>`,
-`PDCC_POOL_BYTES`), shared by its sites and held by whoever reads the records (parent blocks, multi-block
-groups, aggregated grids), handed out per group at run time and sized from the real launch: the group's
-threads times the records per thread (1, or 4 for a launch inside a loop: `PDCC_RECORDS_PER_THREAD_<site>`),
-or `buffer(KIND, CAP)`'s CAP records per group, but never more than the group's fair share of the pool
-(of the parent's sites' share), so every group gets storage.
+(warp, block): fewer than P records launch one by one. Storage is a per-site pool (`PDCC_POOL_BYTES_<site>`)
+handed out per group at run time, sized from the real launch: the group's threads times the records per
+thread (1, or 4 for a launch inside a loop: `PDCC_RECORDS_PER_THREAD_<site>`), or `buffer(KIND, CAP)`'s CAP
+records per group, but never more than the group's fair share of the pool, so every group gets storage.
 A record that does not fit and a failed aggregated launch fall back to launching (or running) the child
 directly, so no work is lost.
 
 The group protocol, the record type and the launches (storage, append, scan, flush, retries, slots,
 `pdcc::Record`, `pdcc::launch_record`) are C++ in the runtime header `pragmadp/runtime/pdcc_rt.cuh`; a
-site adds its aggregated kernel, its group variables and a few calls of the header.
+site adds its aggregated kernel, its pool and group variables and a few calls of the header.
 """
 
 from __future__ import annotations
@@ -49,7 +47,7 @@ from pragmadp.transforms.threshold import SERIAL_SUFFIX, SerialVersion, counted_
 NAME = "consldt"
 CLAUSE = Consolidate
 RULES = (rules.AGGREGATE_APPLIED, rules.AGGREGATE_STORAGE)
-DEFAULT_POOL_BYTES = 64 << 20  # PDCC_POOL_BYTES, the runtime header's default
+DEFAULT_POOL_BYTES = 64 << 20
 RECORDS_PER_THREAD_IN_LOOPS = 4
 MAX_GROUPS = 65536  # group slots of a multiblock(K) site; more groups than that launch directly
 REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM,
@@ -75,10 +73,9 @@ _WRAPPER = """\
   {body};
   {flush};
 }"""
-_OPEN = "{group}.{open}({pool}, {sites}, {records}, {per_thread});"
-_OPEN_GROUPS = "{group}.{open}({pool}, {slots}, {sites}, {records}, {per_thread}, {blocks_per_group});"
+_OPEN = "{group}.{open}({pool}, {records}, {per_thread});"
+_OPEN_GROUPS = "{group}.{open}({pool}, {records}, {per_thread}, {blocks_per_group});"
 _FLUSH = "{group}.{flush}({pool}, {coarsen}, {few}, pdcc::aggregated_launch({aggregated}), pdcc::direct_launch({direct}));"
-_POOL = "pdcc::record_pool<>"  # the file's record pool (pdcc_rt.cuh)
 
 
 @dataclass(frozen=True)
@@ -140,8 +137,8 @@ def parameter_type(parameter: ir.Parameter) -> str:
     return (declaration[:name.start()].rstrip() + declaration[name.end():]).strip()
 
 
-def refusal(context: Context, site: Site, child: Child, granularity: str) -> tuple[rules.Rule, str] | None:
-    """Why this site's launches cannot be aggregated per `granularity`, or None."""
+def refusal(context: Context, site: Site, child: Child) -> tuple[rules.Rule, str] | None:
+    """Why this site's launches cannot be aggregated, or None."""
     unit, launch, parent = context.unit, site.launch, site.parent
     found = next((o for o in child.obstacles if o.rule in REFUSED), None)
     if found is not None:
@@ -169,9 +166,9 @@ def refusal(context: Context, site: Site, child: Child, granularity: str) -> tup
     if children.parameters(unit, parent) is None:
         return rules.CHILD_UNSUPPORTED, f"parent '{parent.name}' has a parameter pdcc cannot forward (an " \
                                         "unnamed function pointer or C varargs), so its body cannot be outlined"
-    if granularity in ("multiblock", "grid") and unit.device_launches_of(parent.name):
+    if unit.device_launches_of(parent.name):
         return rules.CHILD_UNSUPPORTED, f"'{parent.name}' is itself launched from the device, so grids " \
-                                        f"of it may run at once and share the site's {granularity} group slots"
+                                        "of it may run at once and share the site's record pool"
     return None
 
 
@@ -206,7 +203,7 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     directive = site.directive
     clause = plan.clause(Consolidate)
     launch = site.launch
-    refused = refusal(context, site, child, clause.granularity)
+    refused = refusal(context, site, child)
     if refused is not None:
         rule, reason = refused
         return Missed((context.remark(Kind.MISSED, rule, clause.span, child=child.name, reason=reason,
@@ -230,7 +227,9 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     else:
         storage = ir.Knob(f"PDCC_RECORDS_PER_THREAD_{s}", str(records_per_thread), "records_per_thread", (1, 64))
         wanted = (c_one("0"), ir.name(storage.macro))
-    written: list[tuple[ir.Knob, Value | None]] = [(storage, capacity)]  # each knob, and the pragma's value
+    written: list[tuple[ir.Knob, Value | None]] = [  # each knob, and the pragma's value it comes from
+        (ir.Knob(f"PDCC_POOL_BYTES_{s}", str(DEFAULT_POOL_BYTES), "pool_bytes", (1 << 16, 1 << 40)), None),
+        (storage, capacity)]
     if granularity == "multiblock":
         assert clause.blocks_per_group is not None   # multiblock(K) always has its K
         written.append((ir.Knob(f"PDCC_GRANULARITY_{s}", clause.blocks_per_group.text, "granularity", (1, 1 << 16)),
@@ -265,7 +264,7 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
                        granularity=granularity, blocks=blocks, uniform_count=len(uniform), parameters=len(child.parameters),
                        uniform_arguments=[child.parameters[i].name for i in uniform],
                        varying_arguments=[child.parameters[i].name for i in varying]),
-        context.remark(Kind.ANALYSIS, rules.AGGREGATE_STORAGE, clause.span, pool_macro="PDCC_POOL_BYTES",
+        context.remark(Kind.ANALYSIS, rules.AGGREGATE_STORAGE, clause.span, pool_macro=f"PDCC_POOL_BYTES_{s}",
                        pool_mib=DEFAULT_POOL_BYTES >> 20, wanted=described, fields=len(varying),
                        malloc="" if kind == "pool" else " (buffer(malloc) is served from the pool too)",
                        pool_bytes=DEFAULT_POOL_BYTES, storage_macro=storage.macro,
@@ -326,31 +325,27 @@ def _wrap(context: Context, parent: Parent) -> None:
     context.edit(unit.span(required(function_declarator, "declarator")), body_name)
     parameters = children.parameters(unit, function) or []
     opened, flushed = [], []
-    sites = templates.expression(str(len(parent.aggregations)))  # the parent's sites split the pool between them
     for aggregation in parent.aggregations:
         s, granularity = aggregation.site.name, aggregation.granularity
-        group, slots = f"pdcc_group_{s}", f"pdcc_slots_{s}"
-        described = f"site {s}'s {granularity} groups; their records are in the file's pool (pdcc_rt.cuh)"
-        groups = {"multiblock": MAX_GROUPS, "grid": 1}.get(granularity)
-        if groups is not None:
-            context.place_before(function, ir.Variable("static __device__", f"pdcc::GroupSlots<{groups}>", slots,
-                                                       described))
-        context.place_before(function, ir.Variable("static __shared__", f"pdcc::{_GROUP_TYPES[granularity]}", group,
-                                                   "" if groups is not None else described))
+        slots = {"multiblock": f", {MAX_GROUPS}", "grid": ", 1"}.get(granularity, "")
+        context.place_before(function, ir.Variable("static __device__", f"pdcc::SitePool<PDCC_POOL_BYTES_{s}{slots}>",
+                                                   f"pdcc_pool_{s}", f"site {s}'s record storage and its "
+                                                   f"{granularity} groups (pdcc_rt.cuh)"))
+        context.place_before(function, ir.Variable("static __shared__", f"pdcc::{_GROUP_TYPES[granularity]}",
+                                                   f"pdcc_group_{s}"))
+        group, pool = ir.name(f"pdcc_group_{s}"), ir.name(f"pdcc_pool_{s}")
         records, per_thread = aggregation.wanted
-        holes = dict(group=ir.name(group), open=ir.name(f"open<{aggregation.record}>"), pool=ir.name(_POOL), sites=sites,
-                     records=records,
+        holes = dict(group=group, open=ir.name(f"open<{aggregation.record}>"), pool=pool, records=records,
                      per_thread=per_thread)
         if granularity == "multiblock":
-            opened.append(templates.statement(_OPEN_GROUPS, slots=ir.name(slots),
-                                              blocks_per_group=ir.name(f"PDCC_GRANULARITY_{s}"), **holes))
+            opened.append(templates.statement(_OPEN_GROUPS, blocks_per_group=ir.name(f"PDCC_GRANULARITY_{s}"), **holes))
         elif granularity == "grid":
-            opened.append(templates.statement(_OPEN_GROUPS, slots=ir.name(slots),
-                                              blocks_per_group=templates.expression("pdcc::grid_blocks()"), **holes))
+            opened.append(templates.statement(_OPEN_GROUPS, blocks_per_group=templates.expression("pdcc::grid_blocks()"),
+                                              **holes))
         else:
             opened.append(templates.statement(_OPEN, **holes))
         flushed.append(templates.statement(
-            _FLUSH, group=ir.name(group), flush=ir.name(f"flush<{aggregation.record}>"), pool=ir.name(_POOL), coarsen=aggregation.coarsen,
+            _FLUSH, group=group, flush=ir.name(f"flush<{aggregation.record}>"), pool=pool, coarsen=aggregation.coarsen,
             few=aggregation.few, aggregated=[ir.name(aggregation.aggregated), *aggregation.uniform],
             direct=[*aggregation.direct, *aggregation.uniform]))
     body = ir.ExprStmt(ir.call(body_name + children.template_arguments(unit, function),

@@ -1,11 +1,10 @@
 // The device runtime (pragmadp/runtime/pdcc_rt.cuh) on its own, without dynamic parallelism, so that
 // compute-sanitizer's racecheck and synccheck (which cannot follow device-side launches) see every
 // shared-memory access of the scans and of the group protocol that pdcc's aggregated parents use. The
-// protocol runs exactly as generated code runs it (a pdcc::Record, a RecordPool and GroupSlots, a group in
-// shared memory, open, append, flush), but the "launch" given to flush checks and counts the batch instead
-// of launching it, running each aggregated block's threads through aggregated_block and run_block_thread
-// (and counting each block done, which gives back the batch's hold) as child__pdcc_agg does, and can fail
-// a number of times to drive the retries and the one-by-one
+// protocol runs exactly as generated code runs it (a pdcc::Record, a SitePool, a group in shared memory,
+// open, append, flush), but the "launch" given to flush checks and counts the batch instead of launching
+// it, running each aggregated block's threads through aggregated_block and run_block_thread as
+// child__pdcc_agg does, and can fail a number of times to drive the retries and the one-by-one
 // fallback. (The launches themselves, aggregated_launch, direct_launch and launch_record, need
 // -rdc=true: the samples run them on the GPU.)
 // Prints "runtime ok" and exits 0, or names the first wrong value and exits 1.
@@ -116,9 +115,8 @@ __device__ void finish(const Outcome& out, const ChildLaunch& record, How how) {
 // first and the last thread of each of its blocks do (and a thread beyond the record's block, idle):
 // aggregated_block and run_block_thread, as child__pdcc_agg does, with a child body that checks the arguments it gets
 // (the record's, and scale() passed once) and counts the original blocks it runs.
-template <typename Pool>
-__device__ cudaError_t run_batch(const pdcc::Batch<ChildLaunch>& batch, Pool& pool, const Config& config,
-                                 const Outcome& out, unsigned attempt) {
+__device__ cudaError_t run_batch(const pdcc::Batch<ChildLaunch>& batch, const Config& config, const Outcome& out,
+                                 unsigned attempt) {
   atomicMax(&out.counters[1], attempt);
   if (attempt <= config.fail) return cudaErrorLaunchPendingCountExceeded;
   atomicMin(&out.counters[2], attempt);
@@ -149,32 +147,19 @@ __device__ cudaError_t run_batch(const pdcc::Batch<ChildLaunch>& batch, Pool& po
         ++ran[k];
       }, scale());
     EXPECT(ran[0] > 0u && ran[1] == ran[0] && ran[2] == 0u);
-    EXPECT(*batch.blocks_done == b && (pool.state >> Pool::kHoldShift) > 0ull);  // the batch still holds the pool
-    pdcc::aggregated_block_done(batch, pool);
   }
   for (unsigned i = 0; i < batch.count; ++i) finish(out, batch.records[i], kAggregated);
   return cudaSuccess;
 }
 
-// What generated code keeps in __device__ variables: the file's record pool and a multi-block site's
-// group slots (`Sites` aggregated sites of the parent split the pool).
-template <unsigned long long Bytes, unsigned Slots = 1, unsigned Sites = 1>
-struct Storage {
-  using Pool = pdcc::RecordPool<Bytes>;
-  using Groups = pdcc::GroupSlots<Slots>;
-  static constexpr unsigned kSites = Sites;
-  Pool pool;
-  Groups slots;
-};
-
 template <bool PerWarp, typename Site>
-__device__ void open_group(pdcc::BlockGroups<PerWarp>& group, Site& storage, const Config& config) {
-  group.template open<ChildLaunch>(storage.pool, Site::kSites, config.records, config.per_thread);
+__device__ void open_group(pdcc::BlockGroups<PerWarp>& group, Site& site, const Config& config) {
+  group.template open<ChildLaunch>(site, config.records, config.per_thread);
 }
 
 template <typename Site>
-__device__ void open_group(pdcc::MultiBlockGroup& group, Site& storage, const Config& config) {
-  group.open<ChildLaunch>(storage.pool, storage.slots, Site::kSites, config.records, config.per_thread,
+__device__ void open_group(pdcc::MultiBlockGroup& group, Site& site, const Config& config) {
+  group.open<ChildLaunch>(site, config.records, config.per_thread,
                           config.blocks_per_group ? config.blocks_per_group : pdcc::grid_blocks());
 }
 
@@ -191,8 +176,8 @@ __global__ void protocol_check(Site* site, Config config, Outcome out) {
     }
   unsigned attempts = 0;
   group.template flush<ChildLaunch>(
-      site->pool, config.coarsen, config.few,
-      [&](const pdcc::Batch<ChildLaunch>& batch) { return run_batch(batch, site->pool, config, out, ++attempts); },
+      *site, config.coarsen, config.few,
+      [&](const pdcc::Batch<ChildLaunch>& batch) { return run_batch(batch, config, out, ++attempts); },
       [&](const ChildLaunch& record) { finish(out, record, kDirectAtFlush); });
 }
 
@@ -276,7 +261,7 @@ static unsigned attempts_before_giving_up() {
 }
 
 // Runs the protocol three times on the same pool (slots and pool are reused by the parent's next
-// launch; after each run every hold on the pool is given back and its bytes have come back) and checks every record: done exactly once, aggregated while its group's storage held it
+// launch) and checks every record: done exactly once, aggregated while its group's storage held it
 // (capacity: the wanted records, capped by the group's fair share of the pool) and enough parents
 // launched, else directly at the site (storage full) or at the flush (too few, or launches failing).
 template <typename Group, typename Site>
@@ -296,14 +281,12 @@ static int check_protocol(const char* name, Kind kind, dim3 grid, dim3 block, Co
   const unsigned groups = (blocks + k - 1) / k, warps = (threads + 31) / 32;
   unsigned capacity;
   if (kind == Kind::kMultiBlock)
-    capacity = groups <= Site::Groups::kSlots
-        ? pdcc::records_that_fit(config.records ? config.records : 1ull * k * threads * config.per_thread,
-                                 Site::Pool::kBytes / Site::kSites, groups, 1u, sizeof(ChildLaunch))
+    capacity = groups <= Site::kSlots ? pdcc::records_that_fit(config.records ? config.records : 1ull * k * threads * config.per_thread,
+                                                               Site::kBytes, groups, 1u, sizeof(ChildLaunch))
                                       : 0u;  // more groups than slots
   else
     capacity = pdcc::records_that_fit(config.records ? config.records : (kind == Kind::kWarp ? 32u : threads) * config.per_thread,
-                                      Site::Pool::kBytes / Site::kSites, blocks, kind == Kind::kWarp ? warps : 1u,
-                                      sizeof(ChildLaunch));
+                                      Site::kBytes, blocks, kind == Kind::kWarp ? warps : 1u, sizeof(ChildLaunch));
   const bool launches_fail = config.fail >= attempts_before_giving_up();
   for (int round = 0; round < 3; ++round) {
     CHECK(cudaMemset(out.done, 0, sizeof(unsigned) * ids));
@@ -315,13 +298,6 @@ static int check_protocol(const char* name, Kind kind, dim3 grid, dim3 block, Co
     protocol_check<Group, Site><<<grid, block>>>(site, config, out);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
-    unsigned long long pool_state;
-    CHECK(cudaMemcpy(&pool_state, &site->pool.state, sizeof pool_state, cudaMemcpyDeviceToHost));
-    if (pool_state != 0ull) {
-      std::printf("%s: round %d: the pool still has %llu holds and %llu bytes out\n", name, round,
-                  pool_state >> Site::Pool::kHoldShift, pool_state & ((1ull << Site::Pool::kHoldShift) - 1ull));
-      return 1;
-    }
     std::vector<unsigned> done(ids), how(ids), seen(ids), got(3);
     std::vector<unsigned long long> sums(ids);
     CHECK(cudaMemcpy(done.data(), out.done, sizeof(unsigned) * ids, cudaMemcpyDeviceToHost));
@@ -385,8 +361,8 @@ int main() {
   const dim3 shapes[] = {dim3(256), dim3(100), dim3(16, 12), dim3(8, 4, 3), dim3(1024), dim3(1)};
   for (const dim3& shape : shapes)
     if (check_scans(dim3(5, 3), shape)) return 1;
-  using Big = Storage<1u << 20>;
-  using Multi = Storage<1u << 20, 64>;
+  using Big = pdcc::SitePool<1u << 20>;
+  using Multi = pdcc::SitePool<1u << 20, 64>;
   //                        CAP per_thread K few coarsen repeats fail
   const Config plain =     {0,  1,        0, 1,  1,      1,      0};
   const Config threshold = {0,  1,        0, 12, 3,      1,      0};  // agg_threshold(12), coarsen(3)
@@ -401,19 +377,17 @@ int main() {
         check_protocol<pdcc::BlockGroup, Big>("block, CAP", Kind::kBlock, dim3(3, 2), shape, capped) ||
         check_protocol<pdcc::MultiBlockGroup, Multi>("multiblock(3)", Kind::kMultiBlock, dim3(7), shape,
                                                      Config{0, 1, 3, 1, 3, 1, 0}) ||
-        check_protocol<pdcc::MultiBlockGroup, Storage<1u << 20, 1>>("grid", Kind::kMultiBlock, dim3(3, 2),
+        check_protocol<pdcc::MultiBlockGroup, pdcc::SitePool<1u << 20, 1>>("grid", Kind::kMultiBlock, dim3(3, 2),
                                                                           shape, in_loop))
       return 1;
   }
   const dim3 wide(1024), partial(8, 4, 3);
-  if (check_protocol<pdcc::BlockGroup, Storage<16384>>("block, small pool", Kind::kBlock, dim3(6), wide, in_loop) ||
-      check_protocol<pdcc::WarpGroups, Storage<65536>>("warp, small pool", Kind::kWarp, dim3(6), wide, in_loop) ||
-      check_protocol<pdcc::MultiBlockGroup, Storage<8192, 64>>("multiblock(2), small pool", Kind::kMultiBlock,
-                                                                 dim3(9), wide, Config{0, 4, 2, 1, 1, 4, 0}) ||
-      check_protocol<pdcc::MultiBlockGroup, Storage<1u << 20, 2>>("more groups than slots", Kind::kMultiBlock,
-                                                                   dim3(6), partial, Config{0, 1, 1, 1, 1, 1, 0}) ||
-      check_protocol<pdcc::BlockGroup, Storage<32768, 1, 2>>("block, a pool shared by two sites", Kind::kBlock, dim3(6),
-                                                          wide, in_loop) ||
+  if (check_protocol<pdcc::BlockGroup, pdcc::SitePool<16384>>("block, small pool", Kind::kBlock, dim3(6), wide, in_loop) ||
+      check_protocol<pdcc::WarpGroups, pdcc::SitePool<65536>>("warp, small pool", Kind::kWarp, dim3(6), wide, in_loop) ||
+      check_protocol<pdcc::MultiBlockGroup, pdcc::SitePool<8192, 64>>("multiblock(2), small pool", Kind::kMultiBlock,
+                                                                      dim3(9), wide, Config{0, 4, 2, 1, 1, 4, 0}) ||
+      check_protocol<pdcc::MultiBlockGroup, pdcc::SitePool<1u << 20, 2>>("more groups than slots", Kind::kMultiBlock,
+                                                                        dim3(6), partial, Config{0, 1, 1, 1, 1, 1, 0}) ||
       check_protocol<pdcc::BlockGroup, Big>("block, retried", Kind::kBlock, dim3(4), wide, retried) ||
       check_protocol<pdcc::WarpGroups, Big>("warp, failing", Kind::kWarp, dim3(2), partial, failing) ||
       check_protocol<pdcc::MultiBlockGroup, Multi>("multiblock(2), failing", Kind::kMultiBlock, dim3(5), partial,

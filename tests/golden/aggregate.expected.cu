@@ -109,14 +109,18 @@ static __global__ void __launch_bounds__(1024) fill_strided__pdcc_agg_per_grid_0
 }
 #line 17 "aggregate.cu"
 
-#line 10 "aggregate.cu"
+#line 6 "aggregate.cu"
+#ifndef PDCC_POOL_BYTES_per_warp_0
+#define PDCC_POOL_BYTES_per_warp_0 67108864
+#endif
 #ifndef PDCC_RECORDS_PER_THREAD_per_warp_0
 #define PDCC_RECORDS_PER_THREAD_per_warp_0 1
 #endif
 #ifndef PDCC_AGG_THRESHOLD_per_warp_0
 #define PDCC_AGG_THRESHOLD_per_warp_0 4
 #endif
-// pdcc: site per_warp_0's warp groups; their records are in the file's pool (pdcc_rt.cuh)
+// pdcc: site per_warp_0's record storage and its warp groups (pdcc_rt.cuh)
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_per_warp_0> pdcc_pool_per_warp_0;
 static __shared__ pdcc::WarpGroups pdcc_group_per_warp_0;
 static __device__ void per_warp__pdcc_body(float* out, const float* in, const int* begin, const int* end, float scale) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -136,17 +140,21 @@ static __device__ void per_warp__pdcc_body(float* out, const float* in, const in
 // pdcc: 'per_warp' as launched: its groups opened, its body, its groups flushed
 __global__ void __launch_bounds__(1024) per_warp(float* out, const float* in, const int* begin, const int* end, float scale)
 {
-  pdcc_group_per_warp_0.open<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_warp_0)>>(pdcc::record_pool<>, 1, 0, PDCC_RECORDS_PER_THREAD_per_warp_0);
+  pdcc_group_per_warp_0.open<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_warp_0)>>(pdcc_pool_per_warp_0, 0, PDCC_RECORDS_PER_THREAD_per_warp_0);
   per_warp__pdcc_body(out, in, begin, end, scale);
-  pdcc_group_per_warp_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_warp_0)>>(pdcc::record_pool<>, 1, PDCC_AGG_THRESHOLD_per_warp_0, pdcc::aggregated_launch(add_to__pdcc_agg_per_warp_0, scale), pdcc::direct_launch(add_to__pdcc_counted, add_to__pdcc_serial, scale));
+  pdcc_group_per_warp_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_warp_0)>>(pdcc_pool_per_warp_0, 1, PDCC_AGG_THRESHOLD_per_warp_0, pdcc::aggregated_launch(add_to__pdcc_agg_per_warp_0, scale), pdcc::direct_launch(add_to__pdcc_counted, add_to__pdcc_serial, scale));
 }
 #line 24 "aggregate.cu"
 
-#line 20 "aggregate.cu"
+#line 16 "aggregate.cu"
+#ifndef PDCC_POOL_BYTES_per_block_0
+#define PDCC_POOL_BYTES_per_block_0 67108864
+#endif
 #ifndef PDCC_RECORDS_per_block_0
 #define PDCC_RECORDS_per_block_0 512
 #endif
-// pdcc: site per_block_0's block groups; their records are in the file's pool (pdcc_rt.cuh)
+// pdcc: site per_block_0's record storage and its block groups (pdcc_rt.cuh)
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_per_block_0> pdcc_pool_per_block_0;
 static __shared__ pdcc::BlockGroup pdcc_group_per_block_0;
 static __device__ void per_block__pdcc_body(float* out, const float* in, const int* begin, const int* end, int rows) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -169,21 +177,24 @@ static __device__ void per_block__pdcc_body(float* out, const float* in, const i
 // pdcc: 'per_block' as launched: its groups opened, its body, its groups flushed
 __global__ void __launch_bounds__(1024) per_block(float* out, const float* in, const int* begin, const int* end, int rows)
 {
-  pdcc_group_per_block_0.open<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_block_0)>>(pdcc::record_pool<>, 1, PDCC_RECORDS_per_block_0, 1);
+  pdcc_group_per_block_0.open<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_block_0)>>(pdcc_pool_per_block_0, PDCC_RECORDS_per_block_0, 1);
   per_block__pdcc_body(out, in, begin, end, rows);
-  pdcc_group_per_block_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_block_0)>>(pdcc::record_pool<>, 1, 1u, pdcc::aggregated_launch(add_to__pdcc_agg_per_block_0, 1.0f), pdcc::direct_launch(add_to__pdcc_counted, add_to__pdcc_serial, 1.0f));
+  pdcc_group_per_block_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_block_0)>>(pdcc_pool_per_block_0, 1, 1u, pdcc::aggregated_launch(add_to__pdcc_agg_per_block_0, 1.0f), pdcc::direct_launch(add_to__pdcc_counted, add_to__pdcc_serial, 1.0f));
 }
 #line 34 "aggregate.cu"
 
-#line 26 "aggregate.cu"
+#line 23 "aggregate.cu"
+#ifndef PDCC_POOL_BYTES_per_group_0
+#define PDCC_POOL_BYTES_per_group_0 67108864
+#endif
 #ifndef PDCC_RECORDS_PER_THREAD_per_group_0
 #define PDCC_RECORDS_PER_THREAD_per_group_0 1
 #endif
 #ifndef PDCC_GRANULARITY_per_group_0
 #define PDCC_GRANULARITY_per_group_0 8
 #endif
-// pdcc: site per_group_0's multiblock groups; their records are in the file's pool (pdcc_rt.cuh)
-static __device__ pdcc::GroupSlots<65536> pdcc_slots_per_group_0;
+// pdcc: site per_group_0's record storage and its multiblock groups (pdcc_rt.cuh)
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_per_group_0, 65536> pdcc_pool_per_group_0;
 static __shared__ pdcc::MultiBlockGroup pdcc_group_per_group_0;
 static __device__ void per_group__pdcc_body(float* out, const float* in, const int* begin, const int* end, int rows) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
@@ -204,24 +215,27 @@ static __device__ void per_group__pdcc_body(float* out, const float* in, const i
 // pdcc: 'per_group' as launched: its groups opened, its body, its groups flushed
 __global__ void __launch_bounds__(1024) per_group(float* out, const float* in, const int* begin, const int* end, int rows)
 {
-  pdcc_group_per_group_0.open<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_group_0)>>(pdcc::record_pool<>, pdcc_slots_per_group_0, 1, 0, PDCC_RECORDS_PER_THREAD_per_group_0, PDCC_GRANULARITY_per_group_0);
+  pdcc_group_per_group_0.open<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_group_0)>>(pdcc_pool_per_group_0, 0, PDCC_RECORDS_PER_THREAD_per_group_0, PDCC_GRANULARITY_per_group_0);
   per_group__pdcc_body(out, in, begin, end, rows);
-  pdcc_group_per_group_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_group_0)>>(pdcc::record_pool<>, 1, 1u, pdcc::aggregated_launch(add_to__pdcc_agg_per_group_0, 2.0f), pdcc::direct_launch(add_to__pdcc_counted, add_to__pdcc_serial, 2.0f));
+  pdcc_group_per_group_0.flush<pdcc::RecordOf<decltype(add_to__pdcc_agg_per_group_0)>>(pdcc_pool_per_group_0, 1, 1u, pdcc::aggregated_launch(add_to__pdcc_agg_per_group_0, 2.0f), pdcc::direct_launch(add_to__pdcc_counted, add_to__pdcc_serial, 2.0f));
 }
 #line 42 "aggregate.cu"
 
-#line 31 "aggregate.cu"
+#line 28 "aggregate.cu"
 #ifndef PDCC_THRESHOLD_per_grid_0
 #define PDCC_THRESHOLD_per_grid_0 256
 #endif
 #ifndef PDCC_COARSEN_per_grid_0
 #define PDCC_COARSEN_per_grid_0 4
 #endif
+#ifndef PDCC_POOL_BYTES_per_grid_0
+#define PDCC_POOL_BYTES_per_grid_0 67108864
+#endif
 #ifndef PDCC_RECORDS_PER_THREAD_per_grid_0
 #define PDCC_RECORDS_PER_THREAD_per_grid_0 1
 #endif
-// pdcc: site per_grid_0's grid groups; their records are in the file's pool (pdcc_rt.cuh)
-static __device__ pdcc::GroupSlots<1> pdcc_slots_per_grid_0;
+// pdcc: site per_grid_0's record storage and its grid groups (pdcc_rt.cuh)
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_per_grid_0, 1> pdcc_pool_per_grid_0;
 static __shared__ pdcc::MultiBlockGroup pdcc_group_per_grid_0;
 template <typename T>
 static __device__ void per_grid__pdcc_body(T** data, const int64_t* sizes, T value, int count) {
@@ -249,9 +263,9 @@ static __device__ void per_grid__pdcc_body(T** data, const int64_t* sizes, T val
 template <typename T>
 __global__ void __launch_bounds__(1024) per_grid(T** data, const int64_t* sizes, T value, int count)
 {
-  pdcc_group_per_grid_0.open<pdcc::RecordOf<decltype(fill_strided__pdcc_agg_per_grid_0<T, 2>)>>(pdcc::record_pool<>, pdcc_slots_per_grid_0, 1, 0, PDCC_RECORDS_PER_THREAD_per_grid_0, pdcc::grid_blocks());
+  pdcc_group_per_grid_0.open<pdcc::RecordOf<decltype(fill_strided__pdcc_agg_per_grid_0<T, 2>)>>(pdcc_pool_per_grid_0, 0, PDCC_RECORDS_PER_THREAD_per_grid_0, pdcc::grid_blocks());
   per_grid__pdcc_body<T>(data, sizes, value, count);
-  pdcc_group_per_grid_0.flush<pdcc::RecordOf<decltype(fill_strided__pdcc_agg_per_grid_0<T, 2>)>>(pdcc::record_pool<>, PDCC_COARSEN_per_grid_0, 1u, pdcc::aggregated_launch(fill_strided__pdcc_agg_per_grid_0<T, 2>, value), pdcc::direct_launch(pdcc::coarsened(fill_strided__pdcc_coarse<T, 2>, PDCC_COARSEN_per_grid_0), fill_strided__pdcc_serial<T, 2>, value));
+  pdcc_group_per_grid_0.flush<pdcc::RecordOf<decltype(fill_strided__pdcc_agg_per_grid_0<T, 2>)>>(pdcc_pool_per_grid_0, PDCC_COARSEN_per_grid_0, 1u, pdcc::aggregated_launch(fill_strided__pdcc_agg_per_grid_0<T, 2>, value), pdcc::direct_launch(pdcc::coarsened(fill_strided__pdcc_coarse<T, 2>, PDCC_COARSEN_per_grid_0), fill_strided__pdcc_serial<T, 2>, value));
 }
 #line 51 "aggregate.cu"
 

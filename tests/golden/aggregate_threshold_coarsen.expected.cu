@@ -110,18 +110,23 @@ static __global__ void __launch_bounds__(1024) tile__pdcc_agg_grid_group_0(const
 }
 #line 14 "aggregate_threshold_coarsen.cu"
 
-#line 4 "aggregate_threshold_coarsen.cu"
+#line 1 "aggregate_threshold_coarsen.cu"
 #ifndef PDCC_THRESHOLD_warp_groups_0
 #define PDCC_THRESHOLD_warp_groups_0 64
 #endif
 #ifndef PDCC_COARSEN_warp_groups_0
 #define PDCC_COARSEN_warp_groups_0 2
 #endif
+#ifndef PDCC_POOL_BYTES_warp_groups_0
+#define PDCC_POOL_BYTES_warp_groups_0 67108864
+#endif
 #ifndef PDCC_RECORDS_PER_THREAD_warp_groups_0
 #define PDCC_RECORDS_PER_THREAD_warp_groups_0 1
 #endif
-// pdcc: site warp_groups_0's warp groups; their records are in the file's pool (pdcc_rt.cuh)
+// pdcc: site warp_groups_0's record storage and its warp groups (pdcc_rt.cuh)
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_warp_groups_0> pdcc_pool_warp_groups_0;
 static __shared__ pdcc::WarpGroups pdcc_group_warp_groups_0;
+#line 15 "aggregate_threshold_coarsen.cu"
 static __device__ void warp_groups__pdcc_body(float* out, const float* in, const int* begin, const int* end, int rows) {
   int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows) return;
@@ -146,18 +151,21 @@ static __device__ void warp_groups__pdcc_body(float* out, const float* in, const
 // pdcc: 'warp_groups' as launched: its groups opened, its body, its groups flushed
 __global__ void __launch_bounds__(1024) warp_groups(float* out, const float* in, const int* begin, const int* end, int rows)
 {
-  pdcc_group_warp_groups_0.open<pdcc::RecordOf<decltype(scale_rows__pdcc_agg_warp_groups_0)>>(pdcc::record_pool<>, 1, 0, PDCC_RECORDS_PER_THREAD_warp_groups_0);
+  pdcc_group_warp_groups_0.open<pdcc::RecordOf<decltype(scale_rows__pdcc_agg_warp_groups_0)>>(pdcc_pool_warp_groups_0, 0, PDCC_RECORDS_PER_THREAD_warp_groups_0);
   warp_groups__pdcc_body(out, in, begin, end, rows);
-  pdcc_group_warp_groups_0.flush<pdcc::RecordOf<decltype(scale_rows__pdcc_agg_warp_groups_0)>>(pdcc::record_pool<>, PDCC_COARSEN_warp_groups_0, 1u, pdcc::aggregated_launch(scale_rows__pdcc_agg_warp_groups_0, 0.5f), pdcc::direct_launch(pdcc::coarsened(scale_rows__pdcc_coarse, PDCC_COARSEN_warp_groups_0), scale_rows__pdcc_serial, 0.5f));
+  pdcc_group_warp_groups_0.flush<pdcc::RecordOf<decltype(scale_rows__pdcc_agg_warp_groups_0)>>(pdcc_pool_warp_groups_0, PDCC_COARSEN_warp_groups_0, 1u, pdcc::aggregated_launch(scale_rows__pdcc_agg_warp_groups_0, 0.5f), pdcc::direct_launch(pdcc::coarsened(scale_rows__pdcc_coarse, PDCC_COARSEN_warp_groups_0), scale_rows__pdcc_serial, 0.5f));
 }
 #line 22 "aggregate_threshold_coarsen.cu"
 
-#line 9 "aggregate_threshold_coarsen.cu"
+#line 5 "aggregate_threshold_coarsen.cu"
 #ifndef PDCC_THRESHOLD_block_groups_0
 #define PDCC_THRESHOLD_block_groups_0 128
 #endif
 #ifndef PDCC_COARSEN_block_groups_0
 #define PDCC_COARSEN_block_groups_0 4
+#endif
+#ifndef PDCC_POOL_BYTES_block_groups_0
+#define PDCC_POOL_BYTES_block_groups_0 67108864
 #endif
 #ifndef PDCC_RECORDS_PER_THREAD_block_groups_0
 #define PDCC_RECORDS_PER_THREAD_block_groups_0 1
@@ -165,7 +173,8 @@ __global__ void __launch_bounds__(1024) warp_groups(float* out, const float* in,
 #ifndef PDCC_AGG_THRESHOLD_block_groups_0
 #define PDCC_AGG_THRESHOLD_block_groups_0 2
 #endif
-// pdcc: site block_groups_0's block groups; their records are in the file's pool (pdcc_rt.cuh)
+// pdcc: site block_groups_0's record storage and its block groups (pdcc_rt.cuh)
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_block_groups_0> pdcc_pool_block_groups_0;
 static __shared__ pdcc::BlockGroup pdcc_group_block_groups_0;
 static __device__ void block_groups__pdcc_body(float* out, const float* in, const int* begin, const int* end, int rows) {
   int row = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x * blockDim.x * blockDim.y
@@ -192,17 +201,20 @@ static __device__ void block_groups__pdcc_body(float* out, const float* in, cons
 // pdcc: 'block_groups' as launched: its groups opened, its body, its groups flushed
 __global__ void __launch_bounds__(1024) block_groups(float* out, const float* in, const int* begin, const int* end, int rows)
 {
-  pdcc_group_block_groups_0.open<pdcc::RecordOf<decltype(scale_rows__pdcc_agg_block_groups_0)>>(pdcc::record_pool<>, 1, 0, PDCC_RECORDS_PER_THREAD_block_groups_0);
+  pdcc_group_block_groups_0.open<pdcc::RecordOf<decltype(scale_rows__pdcc_agg_block_groups_0)>>(pdcc_pool_block_groups_0, 0, PDCC_RECORDS_PER_THREAD_block_groups_0);
   block_groups__pdcc_body(out, in, begin, end, rows);
-  pdcc_group_block_groups_0.flush<pdcc::RecordOf<decltype(scale_rows__pdcc_agg_block_groups_0)>>(pdcc::record_pool<>, PDCC_COARSEN_block_groups_0, PDCC_AGG_THRESHOLD_block_groups_0, pdcc::aggregated_launch(scale_rows__pdcc_agg_block_groups_0, 2.0f), pdcc::direct_launch(pdcc::coarsened(scale_rows__pdcc_coarse, PDCC_COARSEN_block_groups_0), scale_rows__pdcc_serial, 2.0f));
+  pdcc_group_block_groups_0.flush<pdcc::RecordOf<decltype(scale_rows__pdcc_agg_block_groups_0)>>(pdcc_pool_block_groups_0, PDCC_COARSEN_block_groups_0, PDCC_AGG_THRESHOLD_block_groups_0, pdcc::aggregated_launch(scale_rows__pdcc_agg_block_groups_0, 2.0f), pdcc::direct_launch(pdcc::coarsened(scale_rows__pdcc_coarse, PDCC_COARSEN_block_groups_0), scale_rows__pdcc_serial, 2.0f));
 }
 
-#line 17 "aggregate_threshold_coarsen.cu"
+#line 14 "aggregate_threshold_coarsen.cu"
 #ifndef PDCC_THRESHOLD_multiblock_groups_0
 #define PDCC_THRESHOLD_multiblock_groups_0 256
 #endif
 #ifndef PDCC_COARSEN_multiblock_groups_0
 #define PDCC_COARSEN_multiblock_groups_0 8
+#endif
+#ifndef PDCC_POOL_BYTES_multiblock_groups_0
+#define PDCC_POOL_BYTES_multiblock_groups_0 67108864
 #endif
 #ifndef PDCC_RECORDS_PER_THREAD_multiblock_groups_0
 #define PDCC_RECORDS_PER_THREAD_multiblock_groups_0 1
@@ -210,8 +222,8 @@ __global__ void __launch_bounds__(1024) block_groups(float* out, const float* in
 #ifndef PDCC_GRANULARITY_multiblock_groups_0
 #define PDCC_GRANULARITY_multiblock_groups_0 16
 #endif
-// pdcc: site multiblock_groups_0's multiblock groups; their records are in the file's pool (pdcc_rt.cuh)
-static __device__ pdcc::GroupSlots<65536> pdcc_slots_multiblock_groups_0;
+// pdcc: site multiblock_groups_0's record storage and its multiblock groups (pdcc_rt.cuh)
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_multiblock_groups_0, 65536> pdcc_pool_multiblock_groups_0;
 static __shared__ pdcc::MultiBlockGroup pdcc_group_multiblock_groups_0;
 static __device__ void multiblock_groups__pdcc_body(float* out, const int* widths, const int* heights, int count) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -238,18 +250,21 @@ static __device__ void multiblock_groups__pdcc_body(float* out, const int* width
 // pdcc: 'multiblock_groups' as launched: its groups opened, its body, its groups flushed
 __global__ void __launch_bounds__(1024) multiblock_groups(float* out, const int* widths, const int* heights, int count)
 {
-  pdcc_group_multiblock_groups_0.open<pdcc::RecordOf<decltype(tile__pdcc_agg_multiblock_groups_0)>>(pdcc::record_pool<>, pdcc_slots_multiblock_groups_0, 1, 0, PDCC_RECORDS_PER_THREAD_multiblock_groups_0, PDCC_GRANULARITY_multiblock_groups_0);
+  pdcc_group_multiblock_groups_0.open<pdcc::RecordOf<decltype(tile__pdcc_agg_multiblock_groups_0)>>(pdcc_pool_multiblock_groups_0, 0, PDCC_RECORDS_PER_THREAD_multiblock_groups_0, PDCC_GRANULARITY_multiblock_groups_0);
   multiblock_groups__pdcc_body(out, widths, heights, count);
-  pdcc_group_multiblock_groups_0.flush<pdcc::RecordOf<decltype(tile__pdcc_agg_multiblock_groups_0)>>(pdcc::record_pool<>, PDCC_COARSEN_multiblock_groups_0, 1u, pdcc::aggregated_launch(tile__pdcc_agg_multiblock_groups_0), pdcc::direct_launch(pdcc::coarsened(tile__pdcc_coarse, PDCC_COARSEN_multiblock_groups_0), tile__pdcc_serial));
+  pdcc_group_multiblock_groups_0.flush<pdcc::RecordOf<decltype(tile__pdcc_agg_multiblock_groups_0)>>(pdcc_pool_multiblock_groups_0, PDCC_COARSEN_multiblock_groups_0, 1u, pdcc::aggregated_launch(tile__pdcc_agg_multiblock_groups_0), pdcc::direct_launch(pdcc::coarsened(tile__pdcc_coarse, PDCC_COARSEN_multiblock_groups_0), tile__pdcc_serial));
 }
 #line 39 "aggregate_threshold_coarsen.cu"
 
-#line 34 "aggregate_threshold_coarsen.cu"
+#line 31 "aggregate_threshold_coarsen.cu"
+#ifndef PDCC_POOL_BYTES_grid_group_0
+#define PDCC_POOL_BYTES_grid_group_0 67108864
+#endif
 #ifndef PDCC_RECORDS_PER_THREAD_grid_group_0
 #define PDCC_RECORDS_PER_THREAD_grid_group_0 1
 #endif
-// pdcc: site grid_group_0's grid groups; their records are in the file's pool (pdcc_rt.cuh)
-static __device__ pdcc::GroupSlots<1> pdcc_slots_grid_group_0;
+// pdcc: site grid_group_0's record storage and its grid groups (pdcc_rt.cuh)
+static __device__ pdcc::SitePool<PDCC_POOL_BYTES_grid_group_0, 1> pdcc_pool_grid_group_0;
 static __shared__ pdcc::MultiBlockGroup pdcc_group_grid_group_0;
 static __device__ void grid_group__pdcc_body(float* out, const int* widths, const int* heights, int count) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -269,7 +284,7 @@ static __device__ void grid_group__pdcc_body(float* out, const int* widths, cons
 // pdcc: 'grid_group' as launched: its groups opened, its body, its groups flushed
 __global__ void __launch_bounds__(1024) grid_group(float* out, const int* widths, const int* heights, int count)
 {
-  pdcc_group_grid_group_0.open<pdcc::RecordOf<decltype(tile__pdcc_agg_grid_group_0)>>(pdcc::record_pool<>, pdcc_slots_grid_group_0, 1, 0, PDCC_RECORDS_PER_THREAD_grid_group_0, pdcc::grid_blocks());
+  pdcc_group_grid_group_0.open<pdcc::RecordOf<decltype(tile__pdcc_agg_grid_group_0)>>(pdcc_pool_grid_group_0, 0, PDCC_RECORDS_PER_THREAD_grid_group_0, pdcc::grid_blocks());
   grid_group__pdcc_body(out, widths, heights, count);
-  pdcc_group_grid_group_0.flush<pdcc::RecordOf<decltype(tile__pdcc_agg_grid_group_0)>>(pdcc::record_pool<>, 1, 1u, pdcc::aggregated_launch(tile__pdcc_agg_grid_group_0), pdcc::direct_launch(tile__pdcc_counted, tile__pdcc_serial));
+  pdcc_group_grid_group_0.flush<pdcc::RecordOf<decltype(tile__pdcc_agg_grid_group_0)>>(pdcc_pool_grid_group_0, 1, 1u, pdcc::aggregated_launch(tile__pdcc_agg_grid_group_0), pdcc::direct_launch(tile__pdcc_counted, tile__pdcc_serial));
 }
