@@ -169,7 +169,12 @@ class Return:
     value: Expr | None = None
 
 
-Stmt = Comment | Declaration | ExprStmt | Launch | Block | Sequence | If | For | Return | Verbatim
+@dataclass(frozen=True)
+class Break:
+    """`break;` (pdcc's own loops: the serial version's trimmed rows)."""
+
+
+Stmt = Comment | Declaration | ExprStmt | Launch | Block | Sequence | If | For | Return | Break | Verbatim
 
 
 # --- definitions at namespace scope -------------------------------------------------------------------

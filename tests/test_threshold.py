@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -202,3 +206,103 @@ def test_a_child_that_launches_kernels_itself_is_left_as_written(clauses: str, p
     missed = [r for r in result.remarks if r.kind.value == "missed"]
     assert [r.pass_name for r in missed] == passes and {r.rule.id for r in missed} == {"PDCC522"}
     assert "launches 'leaf'" in missed[0].message and "child<<<(n + 31) / 32, 32>>>(x, n);" in result.text
+
+
+# --- the serial version's trimmed loops (analysis/thread_guard.py) -----------------------------------------
+
+def _serial_version(child: str) -> str:
+    text = run(child).text
+    start = text.index("__pdcc_serial(const dim3 pdcc_gridDim")
+    return text[start:text.index("\n}\n", start)]
+
+
+@pytest.mark.parametrize("child", [
+    "__global__ void child(int* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return; x[i] = 1; }",
+    "__global__ void child(int* x, int n) {\n  // the global index\n  const unsigned i = threadIdx.x + blockDim.x * blockIdx.x;\n"
+    "  if (n <= i) { return; }\n  x[i] = 1;\n}",
+    "__global__ void child(int* x, const int n) { long long i = (long long)blockIdx.x * blockDim.x + (threadIdx.x);"
+    " if ((i >= n)) return; x[i] = 1; }",
+    "__global__ void child(int* x, unsigned int n) { size_t i = (blockIdx.x * blockDim.x) + threadIdx.x; if (i >= n) return; x[i] = 1; }",
+])
+def test_a_child_that_turns_away_the_threads_past_a_bound_gets_trimmed_serial_loops(child: str):
+    serial = _serial_version(child)
+    assert "pdcc_no_wrap" in serial and "pdcc_index >= n) break;" in serial and "pdcc_first >= n) break;" in serial
+
+
+@pytest.mark.parametrize("child", [
+    # something runs before the guard
+    "__global__ void child(int* x, int n) { x[0] = 1; int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return; }",
+    # not the global x index
+    "__global__ void child(int* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.y; if (i >= n) return; x[i] = 1; }",
+    "__global__ void child(int* x, int n) { int i = blockIdx.x * (blockDim.x + threadIdx.x); if (i >= n) return; x[i] = 1; }",
+    "__global__ void child(int* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x + 1; if (i >= n) return; x[i] = 1; }",
+    # an index type that could wrap, or a narrowing cast
+    "__global__ void child(int* x, int n) { short i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return; x[i] = 1; }",
+    "__global__ void child(int* x, int n) { int i = (short)blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return; x[i] = 1; }",
+    # another test, an else, a return with work, a bound that is not an integer parameter taken by value
+    "__global__ void child(int* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i > n) return; x[i] = 1; }",
+    "__global__ void child(int* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return; else x[i] = 1; }",
+    "__global__ void child(int* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) { x[0] = 2; return; } }",
+    "__global__ void child(int* x, float n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return; x[i] = 1; }",
+    "__global__ void child(int* x, int n) { int m = n; int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= m) return; }",
+    "__global__ void child(int* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x, j = x[0]; if (i >= n) return; }",
+])
+def test_other_openings_keep_the_full_serial_loops(child: str):
+    assert "pdcc_no_wrap" not in _serial_version(child)
+
+
+_DRIVER = r"""
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+std::vector<int> hits;
+unsigned grid_x, grid_y, block_x, block_y;
+unsigned cell(uint3 b, uint3 t) {
+  return ((b.y * grid_x + b.x) * block_y + t.y) * block_x + t.x;
+}
+%(functions)s
+int main() {
+  unsigned seed = 1;
+  auto next = [&](unsigned m) { seed = seed * 1103515245u + 12345u; return (seed >> 8) %% m; };
+  for (int round = 0; round < 400; ++round) {
+    grid_x = 1 + next(6); grid_y = 1 + next(3); block_x = 1 + next(70); block_y = 1 + next(3);
+    const BOUND bound = (BOUND)next(grid_x * block_x + 20) - (BOUND)(next(4) == 0 ? 30 : 0);
+    const dim3 grid(grid_x, grid_y), block(block_x, block_y);
+    std::vector<int> want(grid_x * grid_y * block_x * block_y);
+    hits.assign(want.size(), 0);
+    for (unsigned by = 0; by < grid_y; ++by) for (unsigned bx = 0; bx < grid_x; ++bx)
+      for (unsigned ty = 0; ty < block_y; ++ty) for (unsigned tx = 0; tx < block_x; ++tx)
+        child__pdcc_thread(make_uint3(bx, by, 0), make_uint3(tx, ty, 0), grid, block, nullptr, bound);
+    want.swap(hits);
+    hits.assign(want.size(), 0);
+    child__pdcc_serial(grid, block, nullptr, bound);
+    if (hits != want) { std::printf("round %%d: grid %%u x %%u, block %%u x %%u, bound %%lld differ\n", round,
+                                    grid_x, grid_y, block_x, block_y, (long long)bound); return 1; }
+  }
+  std::printf("same\n");
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not on PATH")
+@pytest.mark.parametrize("index, bound", [("int", "int"), ("unsigned", "int"), ("long long", "int"), ("int", "unsigned"),
+                                          ("size_t", "long long")])
+def test_the_trimmed_serial_loops_run_the_same_threads_as_the_full_ones(index: str, bound: str, tmp_path):
+    """The serial version, compiled as host C++ (tests/meld/shim.h), against every thread of the launch run
+    one by one through the outlined body, on random 2-D grids and blocks and bounds (negative ones too:
+    against an unsigned index they turn no thread away)."""
+    child = (f"__global__ void child(int* unused, {bound} n) {{\n  {index} i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+             "  if (i >= n) return;\n  hits[cell(blockIdx, threadIdx)] += 1;\n}\n")
+    text = run(child, PARENT.replace("int n", f"{bound} n")).text
+    start = text.index("// pdcc: the body of 'child'")
+    functions = text[start:text.index("// pdcc: 'child' as pdcc launches it")]
+    assert "pdcc_no_wrap" in functions
+    source = tmp_path / "serial.cpp"
+    source.write_text(f'#include "shim.h"\ninline uint3 make_uint3(unsigned x, unsigned y, unsigned z) {{ return {{x, y, z}}; }}\n'
+                      f"#define BOUND {bound}\n" + _DRIVER % {"functions": re.sub(r"^#line.*$", "", functions, flags=re.M)})
+    built = subprocess.run(["g++", "-std=c++17", "-O1", "-w", f"-I{Path(__file__).parent / 'meld'}", str(source), "-o",
+                            str(tmp_path / "serial")], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([str(tmp_path / "serial")], capture_output=True, text=True)
+    assert ran.returncode == 0 and ran.stdout == "same\n", ran.stdout

@@ -75,7 +75,7 @@ def cost(node: c_ast.Node | ir.Stmt | None) -> int:
         return cost(node.declaration.init)
     if isinstance(node, ir.Verbatim):
         return OTHER
-    if isinstance(node, (ir.Comment, ir.Return, ir.Launch)):
+    if isinstance(node, (ir.Comment, ir.Return, ir.Break, ir.Launch)):
         return 0
     return own_cost(node) + sum(cost(child) for _, child in node.children())
 

@@ -132,6 +132,8 @@ def statement_lines(node: ir.Stmt, indent: str = "") -> list[str]:
         return [indent + first, *(indent + line for line in rest)]
     if isinstance(node, ir.Return):
         return [f"{indent}return{' ' + expression(node.value) if node.value is not None else ''};"]
+    if isinstance(node, ir.Break):
+        return [f"{indent}break;"]
     if isinstance(node, ir.Sequence):
         return [line for item in node.items for line in statement_lines(item, indent)]
     if isinstance(node, ir.Block):
@@ -141,7 +143,7 @@ def statement_lines(node: ir.Stmt, indent: str = "") -> list[str]:
         first, *rest = f"{indent}if ({expression(node.cond)})".split("\n")
         continued = [first, *(indent + "    " + line for line in rest)]
         head = continued.pop()
-        if node.orelse is None and not node.comment and isinstance(node.then, (ir.ExprStmt, ir.Return)) \
+        if node.orelse is None and not node.comment and isinstance(node.then, (ir.ExprStmt, ir.Return, ir.Break)) \
                 and not getattr(node.then, "comment", "") and not continued:
             return [f"{head} {statement_lines(node.then)[0]}"]  # `if (c) f();`
         lines = _attached(head, node.then, indent, node.comment)

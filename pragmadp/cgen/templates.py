@@ -116,6 +116,8 @@ def _statement(node: c_ast.Node, holes: dict, comments: Mapping[int, str]) -> ir
         return ir.Declaration(type_text, node.name, init, comment)
     if isinstance(node, c_ast.Return):
         return ir.Return(_expression(node.expr, holes) if node.expr is not None else None)
+    if isinstance(node, c_ast.Break):
+        return ir.Break()
     return ir.ExprStmt(_expression(node, holes), comment)
 
 

@@ -6,7 +6,9 @@ For a site
     child<<<(n + 255) / 256, 256>>>(y, n);
 
 pdcc adds `child__pdcc_serial` after the child (every block and thread of the original configuration,
-1-, 2- or 3-D, one after another, through the outlined `child__pdcc_thread`) and guards the launch:
+1-, 2- or 3-D, one after another, through the outlined `child__pdcc_thread`; when the child opens by
+turning away the threads past an x bound, the rows stop there: analysis/thread_guard.py) and guards the
+launch:
 
     const auto pdcc_n = n;                       // the child-thread count, evaluated once
     const dim3 pdcc_grid = (pdcc_n + 255) / 256;
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from pragmadp import ir
-from pragmadp.analysis import thread_count
+from pragmadp.analysis import thread_count, thread_guard
 from pragmadp.cgen import templates
 from pragmadp.cuda.frontend import Node, Site
 from pragmadp.directives import Coarsen, Consolidate, Threshold
@@ -54,6 +56,29 @@ SERIAL_LOOPS = """\
     {thread};
 }"""
 
+# The same loops for a child that turns away the threads past an x bound (analysis/thread_guard.py): each
+# row of threads stops at the first one turned away, and the blocks after it are not entered. Only where
+# the x index cannot wrap (at most 2^31 - 1 threads in x); the index and the bound keep the child's types.
+SERIAL_LOOPS_TRIMMED = """\
+{
+  const unsigned int pdcc_no_wrap = (unsigned long long)pdcc_gridDim.x * pdcc_blockDim.x <= 0x7fffffffull;
+  for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
+  for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
+  for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx) {
+    const {index} pdcc_first = pdcc_bx * pdcc_blockDim.x;
+    // the threads of this block and of the blocks after it return at once
+    if (pdcc_no_wrap && pdcc_first >= {bound}) break;
+    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx) {
+      const {index} pdcc_index = pdcc_first + pdcc_tx;
+      // this thread and the rest of its row return at once
+      if (pdcc_no_wrap && pdcc_index >= {bound}) break;
+      {thread};
+    }
+  }
+}"""
+
 _COUNTED_BODY = """\
 {
   pdcc::launch_started();
@@ -67,6 +92,7 @@ class SerialVersion(AfterChild):
 
     Never inlined: inlined into a parent loop beside device launches it hung the grid on an H200
     (tests/cuda/shapes.cu, threshold(32) coarsen(4), 300 parents x 4 rounds); out of line it finishes.
+    A child that opens by turning away the threads past a bound gets trimmed loops (thread_guard).
     """
 
     suffix: ClassVar[str] = SERIAL_SUFFIX
@@ -76,9 +102,13 @@ class SerialVersion(AfterChild):
                                       ir.call("make_uint3", *map(ir.name, ("pdcc_bx", "pdcc_by", "pdcc_bz"))),
                                       ir.call("make_uint3", *map(ir.name, ("pdcc_tx", "pdcc_ty", "pdcc_tz"))),
                                       ir.name("pdcc_gridDim"), ir.name("pdcc_blockDim"))
+        body = self.child.function.body
+        guard = thread_guard.guard(context.unit, body, self.child.parameters) if body is not None else None
+        loops = templates.block(SERIAL_LOOPS, thread=thread) if guard is None else \
+            templates.block(SERIAL_LOOPS_TRIMMED, thread=thread, index=guard.index_type, bound=ir.name(guard.bound))
         function = ir.Function("static __device__ __noinline__", self.symbol,
                                ("const dim3 pdcc_gridDim", "const dim3 pdcc_blockDim", *self.child.declarations),
-                               templates.block(SERIAL_LOOPS, thread=thread), self.child.template,
+                               loops, self.child.template,
                                f"every thread of a '{self.child.name}' launch, one after another, in the calling thread")
         self.declare_before_parent(context, function)
         return (function,)

@@ -21,13 +21,22 @@ static __device__ void row_child__pdcc_thread(const uint3 pdcc_blockIdx, const u
 // pdcc: every thread of a 'row_child' launch, one after another, in the calling thread
 static __device__ __noinline__ void row_child__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* y, const float* x, int n)
 {
+  const unsigned int pdcc_no_wrap = (unsigned long long)pdcc_gridDim.x * pdcc_blockDim.x <= 0x7fffffffull;
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
-  for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
-  for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-    row_child__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, y, x, n);
+  for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx) {
+    const int pdcc_first = pdcc_bx * pdcc_blockDim.x;
+    // the threads of this block and of the blocks after it return at once
+    if (pdcc_no_wrap && pdcc_first >= n) break;
+    for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
+    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx) {
+      const int pdcc_index = pdcc_first + pdcc_tx;
+      // this thread and the rest of its row return at once
+      if (pdcc_no_wrap && pdcc_index >= n) break;
+      row_child__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, y, x, n);
+    }
+  }
 }
 
 // pdcc: 'row_child' as pdcc launches it, through the launch budget (pdcc_rt.cuh)

@@ -1,0 +1,154 @@
+"""Which threads of a child kernel return at once? (for the serial version's loops)
+
+A child launched on a ceiling-divided grid usually opens with
+
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+
+so that the threads past `n` in the last block do nothing. The serial version runs every thread of the
+grid in one parent thread, one after another: for a launch of 5 items on a block of 128 threads it would
+make 128 calls, 123 of which return at once. When the child opens exactly so, the serial version stops
+each row of threads at the first x index the guard turns away (the index grows with the thread, so every
+later thread of the row, and every later block, is turned away too) and makes 5 calls.
+
+Recognised: the first statement declares one integer variable (32 bits or more) initialised with the
+global x index (`blockIdx.x * blockDim.x + threadIdx.x` in any order, with parentheses and casts to such
+types), and the second is `if (i >= P) return;` or `if (P <= i) return;` (braces allowed, no `else`),
+where P is an integer parameter of the child, taken by value. Nothing runs before the guard, so the
+threads it turns away have no effect at all. The serial version keeps the guard's own types (the index's
+declared type, the parameter's), and trims only launches of at most 2^31 - 1 threads in x, where the
+index cannot wrap.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pragmadp import ir
+from pragmadp.cuda.frontend import Node, Unit
+
+_INTEGERS = re.compile(r"^(?:(?:signed|unsigned)\s+)?(?:int|long|long\s+int|long\s+long|long\s+long\s+int)$|"
+                       r"^(?:signed|unsigned)$|^(?:std::)?(?:size_t|ptrdiff_t|u?int(?:32|64)_t)$")
+_TYPE_PARTS = {"type_qualifier", "primitive_type", "sized_type_specifier", "type_identifier", "qualified_identifier"}
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The child's threads with x index `>= bound` return at once; `index_type` is the index's type."""
+
+    index_type: str
+    bound: str
+
+
+def guard(unit: Unit, body: Node, parameters: tuple[ir.Parameter, ...]) -> Guard | None:
+    """The guard `body` (a child's compound statement) opens with, or None; computed once per child."""
+    return unit.analysis(_guard, body, parameters)
+
+
+def _guard(unit: Unit, body: Node, parameters: tuple[ir.Parameter, ...]) -> Guard | None:
+    statements = [n for n in body.named_children if n.type != "comment"]
+    if len(statements) < 2 or statements[0].type != "declaration" or statements[1].type != "if_statement":
+        return None
+    declared = _index_declaration(unit, statements[0])
+    if declared is None:
+        return None
+    index, index_type = declared
+    bound = _turned_away(unit, statements[1], index)
+    integers = {p.name for p in parameters if _is_integer(_unnamed(p))}
+    if bound is None or bound not in integers or bound == index:
+        return None
+    return Guard(index_type, bound)
+
+
+def _index_declaration(unit: Unit, declaration: Node) -> tuple[str, str] | None:
+    """(name, type without const) of `T i = <global x index>;`, the declaration's only declarator."""
+    declarators = [n for n in declaration.named_children if n.type not in _TYPE_PARTS]
+    if len(declarators) != 1 or declarators[0].type != "init_declarator":
+        return None
+    name, value = declarators[0].child_by_field_name("declarator"), declarators[0].child_by_field_name("value")
+    parts = [unit.text(n) for n in declaration.named_children if n.type in _TYPE_PARTS and unit.text(n) != "const"]
+    index_type = " ".join(parts)
+    if name is None or name.type != "identifier" or value is None or not _INTEGERS.match(index_type):
+        return None
+    return (unit.text(name), index_type) if _is_global_x_index(unit, value) else None
+
+
+def _is_global_x_index(unit: Unit, node: Node) -> bool:
+    """`blockIdx.x * blockDim.x + threadIdx.x`, in any order, with parentheses and widening casts."""
+    total = _bare(unit, node)
+    if total is None or total.type != "binary_expression" or _operator(unit, total) != "+":
+        return False
+    sides = _operands(unit, total)
+    product = next((s for s in sides if s.type == "binary_expression" and _operator(unit, s) == "*"), None)
+    if product is None or not any(unit.text(s) == "threadIdx.x" for s in sides):
+        return False
+    return {unit.text(f) for f in _operands(unit, product)} == {"blockIdx.x", "blockDim.x"}
+
+
+def _operands(unit: Unit, node: Node) -> list[Node]:
+    """The two operands of a binary expression, bare."""
+    return [bare for side in ("left", "right") if (bare := _bare(unit, node.child_by_field_name(side))) is not None]
+
+
+def _turned_away(unit: Unit, statement: Node, index: str) -> str | None:
+    """P of `if (index >= P) return;` or `if (P <= index) return;` (no else), else None."""
+    if statement.child_by_field_name("alternative") is not None:
+        return None
+    condition = statement.child_by_field_name("condition")
+    consequence = statement.child_by_field_name("consequence")
+    if condition is None or consequence is None or not _returns_nothing(consequence):
+        return None
+    tested = _bare(unit, condition.named_children[0]) if condition.named_children else None
+    if tested is None or tested.type != "binary_expression":
+        return None
+    operands = _operands(unit, tested)
+    if len(operands) != 2 or any(o.type != "identifier" for o in operands):
+        return None
+    left, right = operands
+    operator = _operator(unit, tested)
+    if operator == ">=" and unit.text(left) == index:
+        return unit.text(right)
+    if operator == "<=" and unit.text(right) == index:
+        return unit.text(left)
+    return None
+
+
+def _returns_nothing(node: Node) -> bool:
+    if node.type == "compound_statement":
+        inner = [n for n in node.named_children if n.type != "comment"]
+        return len(inner) == 1 and _returns_nothing(inner[0])
+    return node.type == "return_statement" and not node.named_children
+
+
+def _bare(unit: Unit, node: Node | None) -> Node | None:
+    """The node without enclosing parentheses and casts to an integer type of 32 bits or more."""
+    while node is not None:
+        if node.type == "parenthesized_expression" and len(node.named_children) == 1:
+            node = node.named_children[0]
+        elif node.type == "cast_expression" and _INTEGERS.match(_words(unit, node.child_by_field_name("type"))):
+            node = node.child_by_field_name("value")
+        else:
+            return node
+    return None
+
+
+def _operator(unit: Unit, node: Node) -> str:
+    operator = node.child_by_field_name("operator")
+    return unit.text(operator) if operator is not None else ""
+
+
+def _words(unit: Unit, node: Node | None) -> str:
+    return " ".join(unit.text(node).split()) if node is not None else ""
+
+
+def _unnamed(parameter: ir.Parameter) -> str:
+    """`const int n` -> `int`: the parameter's type without its name and const ("" when it is not that simple)."""
+    words = parameter.declaration.split()
+    if not words or words[-1] != parameter.name:
+        return ""
+    return " ".join(w for w in words[:-1] if w != "const")
+
+
+def _is_integer(type_text: str) -> bool:
+    return bool(_INTEGERS.match(type_text))
