@@ -246,6 +246,10 @@ def test_a_child_that_turns_away_the_threads_past_a_bound_gets_trimmed_serial_lo
     "__global__ void child(int* x, float n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return; x[i] = 1; }",
     "__global__ void child(int* x, int n) { int m = n; int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= m) return; }",
     "__global__ void child(int* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x, j = x[0]; if (i >= n) return; }",
+    # a cast in the comparison changes its types (n = -1 turns no thread away here)
+    "__global__ void child(int* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x;"
+    " if ((unsigned)i >= (unsigned)n) return; x[i] = 1; }",
+    "__global__ void child(int* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= (size_t)n) return; }",
 ])
 def test_other_openings_keep_the_full_serial_loops(child: str):
     assert "pdcc_no_wrap" not in _serial_version(child)
@@ -256,28 +260,31 @@ _DRIVER = r"""
 #include <cstdlib>
 #include <vector>
 std::vector<int> hits;
-unsigned grid_x, grid_y, block_x, block_y;
+unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z;
 unsigned cell(uint3 b, uint3 t) {
-  return ((b.y * grid_x + b.x) * block_y + t.y) * block_x + t.x;
+  const unsigned block = (b.z * grid_y + b.y) * grid_x + b.x;
+  return ((block * block_z + t.z) * block_y + t.y) * block_x + t.x;
 }
 %(functions)s
 int main() {
   unsigned seed = 1;
   auto next = [&](unsigned m) { seed = seed * 1103515245u + 12345u; return (seed >> 8) %% m; };
   for (int round = 0; round < 400; ++round) {
-    grid_x = 1 + next(6); grid_y = 1 + next(3); block_x = 1 + next(70); block_y = 1 + next(3);
+    grid_x = 1 + next(6); grid_y = 1 + next(3); grid_z = 1 + next(2);
+    block_x = 1 + next(70); block_y = 1 + next(3); block_z = 1 + next(2);
     const BOUND bound = (BOUND)next(grid_x * block_x + 20) - (BOUND)(next(4) == 0 ? 30 : 0);
-    const dim3 grid(grid_x, grid_y), block(block_x, block_y);
-    std::vector<int> want(grid_x * grid_y * block_x * block_y);
+    const dim3 grid(grid_x, grid_y, grid_z), block(block_x, block_y, block_z);
+    std::vector<int> want(grid_x * grid_y * grid_z * block_x * block_y * block_z);
     hits.assign(want.size(), 0);
-    for (unsigned by = 0; by < grid_y; ++by) for (unsigned bx = 0; bx < grid_x; ++bx)
-      for (unsigned ty = 0; ty < block_y; ++ty) for (unsigned tx = 0; tx < block_x; ++tx)
-        child__pdcc_thread(make_uint3(bx, by, 0), make_uint3(tx, ty, 0), grid, block, nullptr, bound);
+    for (unsigned bz = 0; bz < grid_z; ++bz) for (unsigned by = 0; by < grid_y; ++by)
+      for (unsigned bx = 0; bx < grid_x; ++bx) for (unsigned tz = 0; tz < block_z; ++tz)
+        for (unsigned ty = 0; ty < block_y; ++ty) for (unsigned tx = 0; tx < block_x; ++tx)
+          child__pdcc_thread(make_uint3(bx, by, bz), make_uint3(tx, ty, tz), grid, block, nullptr, bound);
     want.swap(hits);
     hits.assign(want.size(), 0);
     child__pdcc_serial(grid, block, nullptr, bound);
-    if (hits != want) { std::printf("round %%d: grid %%u x %%u, block %%u x %%u, bound %%lld differ\n", round,
-                                    grid_x, grid_y, block_x, block_y, (long long)bound); return 1; }
+    if (hits != want) { std::printf("round %%d: grid %%u x %%u x %%u, block %%u x %%u x %%u, bound %%lld differ\n",
+                                    round, grid_x, grid_y, grid_z, block_x, block_y, block_z, (long long)bound); return 1; }
   }
   std::printf("same\n");
   return 0;
@@ -286,14 +293,15 @@ int main() {
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not on PATH")
-@pytest.mark.parametrize("index, bound", [("int", "int"), ("unsigned", "int"), ("long long", "int"), ("int", "unsigned"),
-                                          ("size_t", "long long")])
-def test_the_trimmed_serial_loops_run_the_same_threads_as_the_full_ones(index: str, bound: str, tmp_path):
+@pytest.mark.parametrize("index, bound, test", [("int", "int", "i >= n"), ("unsigned", "int", "i >= n"),
+                                                ("long long", "int", "(n) <= i"), ("int", "unsigned", "i >= n"),
+                                                ("size_t", "long long", "n <= i")])
+def test_the_trimmed_serial_loops_run_the_same_threads_as_the_full_ones(index: str, bound: str, test: str, tmp_path):
     """The serial version, compiled as host C++ (tests/meld/shim.h), against every thread of the launch run
-    one by one through the outlined body, on random 2-D grids and blocks and bounds (negative ones too:
+    one by one through the outlined body, on random 3-D grids and blocks and bounds (negative ones too:
     against an unsigned index they turn no thread away)."""
     child = (f"__global__ void child(int* unused, {bound} n) {{\n  {index} i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-             "  if (i >= n) return;\n  hits[cell(blockIdx, threadIdx)] += 1;\n}\n")
+             f"  if ({test}) return;\n  hits[cell(blockIdx, threadIdx)] += 1;\n}}\n")
     text = run(child, PARENT.replace("int n", f"{bound} n")).text
     start = text.index("// pdcc: the body of 'child'")
     functions = text[start:text.index("// pdcc: 'child' as pdcc launches it")]

@@ -13,8 +13,9 @@ later thread of the row, and every later block, is turned away too) and makes 5 
 
 Recognised: the first statement declares one integer variable (32 bits or more) initialised with the
 global x index (`blockIdx.x * blockDim.x + threadIdx.x` in any order, with parentheses and casts to such
-types), and the second is `if (i >= P) return;` or `if (P <= i) return;` (braces allowed, no `else`),
-where P is an integer parameter of the child, taken by value. Nothing runs before the guard, so the
+types), and the second is `if (i >= P) return;` or `if (P <= i) return;` (parentheses and braces
+allowed; no cast in the comparison, which would change its types; no `else`), where P is an integer
+parameter of the child, taken by value. Nothing runs before the guard, so the
 threads it turns away have no effect at all. The serial version keeps the guard's own types (the index's
 declared type, the parameter's), and trims only launches of at most 2^31 - 1 threads in x, where the
 index cannot wrap.
@@ -55,8 +56,7 @@ def _guard(unit: Unit, body: Node, parameters: tuple[ir.Parameter, ...]) -> Guar
         return None
     index, index_type = declared
     bound = _turned_away(unit, statements[1], index)
-    integers = {p.name for p in parameters if _is_integer(_unnamed(p))}
-    if bound is None or bound not in integers or bound == index:
+    if bound is None or not any(p.name == bound and _INTEGERS.match(_unnamed(p)) for p in parameters):
         return None
     return Guard(index_type, bound)
 
@@ -92,7 +92,8 @@ def _operands(unit: Unit, node: Node) -> list[Node]:
 
 
 def _turned_away(unit: Unit, statement: Node, index: str) -> str | None:
-    """P of `if (index >= P) return;` or `if (P <= index) return;` (no else), else None."""
+    """P of `if (index >= P) return;` or `if (P <= index) return;` (no else), else None. The operands may
+    be parenthesised but not cast: a cast changes the comparison the serial loops would have to repeat."""
     if statement.child_by_field_name("alternative") is not None:
         return None
     condition = statement.child_by_field_name("condition")
@@ -102,10 +103,9 @@ def _turned_away(unit: Unit, statement: Node, index: str) -> str | None:
     tested = _bare(unit, condition.named_children[0]) if condition.named_children else None
     if tested is None or tested.type != "binary_expression":
         return None
-    operands = _operands(unit, tested)
-    if len(operands) != 2 or any(o.type != "identifier" for o in operands):
+    left, right = (_parenthesised(tested.child_by_field_name(side)) for side in ("left", "right"))
+    if left is None or right is None or left.type != "identifier" or right.type != "identifier":
         return None
-    left, right = operands
     operator = _operator(unit, tested)
     if operator == ">=" and unit.text(left) == index:
         return unit.text(right)
@@ -115,10 +115,17 @@ def _turned_away(unit: Unit, statement: Node, index: str) -> str | None:
 
 
 def _returns_nothing(node: Node) -> bool:
+    inner = [n for n in node.named_children if n.type != "comment"]
     if node.type == "compound_statement":
-        inner = [n for n in node.named_children if n.type != "comment"]
         return len(inner) == 1 and _returns_nothing(inner[0])
-    return node.type == "return_statement" and not node.named_children
+    return node.type == "return_statement" and not inner
+
+
+def _parenthesised(node: Node | None) -> Node | None:
+    """The node without enclosing parentheses."""
+    while node is not None and node.type == "parenthesized_expression" and len(node.named_children) == 1:
+        node = node.named_children[0]
+    return node
 
 
 def _bare(unit: Unit, node: Node | None) -> Node | None:
@@ -148,7 +155,3 @@ def _unnamed(parameter: ir.Parameter) -> str:
     if not words or words[-1] != parameter.name:
         return ""
     return " ".join(w for w in words[:-1] if w != "const")
-
-
-def _is_integer(type_text: str) -> bool:
-    return bool(_INTEGERS.match(type_text))

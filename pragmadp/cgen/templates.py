@@ -27,7 +27,7 @@ from pragmadp.cgen.printer import CudaGenerator
 
 HOLE = "pdcc_hole__"
 _COMMENT_STATEMENT = "pdcc_comment__"
-_KNOWN_TYPES = ("cudaError_t",)  # not dim3: `dim3(x, y)` is a call in templates; declare one with a type hole
+_KNOWN_TYPES = ("cudaError_t", "bool")  # not dim3: `dim3(x, y)` is a call in templates; declare one with a type hole
 _HOLE_PATTERN = re.compile(r"\{(\w+)\}")
 _GENERATOR = CudaGenerator()
 _RUNTIME_NAMESPACE, _RUNTIME_PREFIX = "pdcc::", "pdcc__ns__"  # C has no `::`: renamed for the parse, and back
@@ -95,7 +95,7 @@ def _statement(node: c_ast.Node, holes: dict, comments: Mapping[int, str]) -> ir
         if isinstance(value, tuple):
             return ir.Sequence(value)
         if not isinstance(value, (ir.Comment, ir.Declaration, ir.ExprStmt, ir.Launch, ir.Block, ir.Sequence, ir.If,
-                                  ir.For, ir.Return)):
+                                  ir.For, ir.Return, ir.Break)):
             raise TypeError(f"template hole '{hole}' is a statement, not {type(value).__name__}")
         return value
     if isinstance(node, c_ast.Compound):

@@ -21,7 +21,7 @@ static __device__ void row_child__pdcc_thread(const uint3 pdcc_blockIdx, const u
 // pdcc: every thread of a 'row_child' launch, one after another, in the calling thread
 static __device__ __noinline__ void row_child__pdcc_serial(const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, float* y, const float* x, int n)
 {
-  const unsigned int pdcc_no_wrap = (unsigned long long)pdcc_gridDim.x * pdcc_blockDim.x <= 0x7fffffffull;
+  const bool pdcc_no_wrap = (unsigned long long)pdcc_gridDim.x * pdcc_blockDim.x <= 0x7fffffffull;
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx) {
