@@ -100,7 +100,7 @@ def _turned_away(unit: Unit, statement: Node, index: str) -> str | None:
     consequence = statement.child_by_field_name("consequence")
     if condition is None or consequence is None or not _returns_nothing(consequence):
         return None
-    tested = _bare(unit, condition.named_children[0]) if condition.named_children else None
+    tested = _parenthesised(condition.named_children[0]) if condition.named_children else None
     if tested is None or tested.type != "binary_expression":
         return None
     left, right = (_parenthesised(tested.child_by_field_name(side)) for side in ("left", "right"))
