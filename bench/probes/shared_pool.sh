@@ -2,8 +2,8 @@
 # One record pool per file, held by whoever reads records (issue 13 item 2: "a 64 MiB static pool per
 # aggregated site ... share one pool"), to measure against the per-site pools on the GPU box before it lands.
 # shared_pool.patch is 70adc8e + 458bf14 (reverted on main in the commit after them: that session had no
-# device time left); its CPU tests, goldens and launchability after device link (read from the cubin) passed
-# on CI at 70adc8e. This script applies it to a copy of this tree in /tmp/shared_pool.
+# device time left), rebased onto b811704; its CPU tests, goldens and launchability after device link (read
+# from the cubin) passed on CI at 70adc8e. This script applies it to a copy of this tree in /tmp/shared_pool.
 #   bash bench/probes/shared_pool.sh OUTDIR ab       bench/run.py --configs-from the 80f38e8 results on spmv,
 #                                                   bfs and sssp (the inputs the tail-launched pool of 6f47504
 #                                                   slowed), per-site / shared / per-site / shared in one
