@@ -186,6 +186,13 @@ class Parameter:
     default: str | None = None
 
 
+def parameter_type(parameter: Parameter) -> str:
+    """`const float* in` -> `const float*`, `void (*f)(int)` -> `void (*)(int)`: the declaration unnamed."""
+    declaration = parameter.declaration
+    name = list(re.finditer(rf"\b{re.escape(parameter.name)}\b", declaration))[-1]
+    return (declaration[:name.start()].rstrip() + declaration[name.end():]).strip()
+
+
 @dataclass(frozen=True)
 class Function:
     """A function pdcc writes: `template`, qualifiers (`static __device__`), the name, parameters, body."""

@@ -11,7 +11,7 @@ from conftest import ROOT, assert_compiles, nvcc_compile
 from pragmadp.ir import Parameter
 from pragmadp.pipeline import transform
 from pragmadp.source import SourceFile
-from pragmadp.transforms.aggregate import parameter_type
+from pragmadp.ir import parameter_type
 from pragmadp.transforms.site import RETRY_LIMIT_NS
 
 CHILD = "__global__ void child(float* out, const float* in, float a, int n) { int i = threadIdx.x; if (i < n) out[i] = a * in[i]; }\n"

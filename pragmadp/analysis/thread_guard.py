@@ -56,7 +56,8 @@ def _guard(unit: Unit, body: Node, parameters: tuple[ir.Parameter, ...]) -> Guar
         return None
     index, index_type = declared
     bound = _turned_away(unit, statements[1], index)
-    if bound is None or not any(p.name == bound and _INTEGERS.match(_unnamed(p)) for p in parameters):
+    if bound is None or not any(p.name == bound and _INTEGERS.match(_unqualified(ir.parameter_type(p)))
+                                for p in parameters):
         return None
     return Guard(index_type, bound)
 
@@ -149,9 +150,6 @@ def _words(unit: Unit, node: Node | None) -> str:
     return " ".join(unit.text(node).split()) if node is not None else ""
 
 
-def _unnamed(parameter: ir.Parameter) -> str:
-    """`const int n` -> `int`: the parameter's type without its name and const ("" when it is not that simple)."""
-    words = parameter.declaration.split()
-    if not words or words[-1] != parameter.name:
-        return ""
-    return " ".join(w for w in words[:-1] if w != "const")
+def _unqualified(type_text: str) -> str:
+    """`const int` -> `int`."""
+    return " ".join(w for w in type_text.split() if w != "const")

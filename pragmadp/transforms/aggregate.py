@@ -24,7 +24,6 @@ site adds its aggregated kernel, its pool and group variables and a few calls of
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass, field
 
 from pycparser import c_ast
@@ -119,7 +118,7 @@ class AggregatedKernel(AfterChild):
 
     def build(self, context: Context) -> tuple[ir.Definition, ...]:
         child = self.child
-        record = "pdcc::Record<" + ", ".join("pdcc::Uniform" if i in self.uniform else parameter_type(p)
+        record = "pdcc::Record<" + ", ".join("pdcc::Uniform" if i in self.uniform else ir.parameter_type(p)
                                               for i, p in enumerate(child.parameters)) + ">"
         thread = context.define(ThreadFunction(child, self.site)) + child.template_args
         uniform = [child.parameters[i] for i in self.uniform]
@@ -128,13 +127,6 @@ class AggregatedKernel(AfterChild):
                             (f"const pdcc::Batch<{record}> pdcc_batch", *(p.declaration for p in uniform)), body,
                             child.template, f"the launches of a group of parents at site {self.site.name} as one "
                             "grid (pdcc_rt.cuh)", launch_bounds(context, child)),)
-
-
-def parameter_type(parameter: ir.Parameter) -> str:
-    """`const float* in` -> `const float*`, `void (*f)(int)` -> `void (*)(int)`: the declaration unnamed."""
-    declaration = parameter.declaration
-    name = list(re.finditer(rf"\b{re.escape(parameter.name)}\b", declaration))[-1]
-    return (declaration[:name.start()].rstrip() + declaration[name.end():]).strip()
 
 
 def refusal(context: Context, site: Site, child: Child) -> tuple[rules.Rule, str] | None:

@@ -55,7 +55,6 @@ from pragmadp.report.remarks import Kind, Remark, Rule
 from pragmadp.source import Span
 from pragmadp.transforms import child as children
 from pragmadp.transforms import site as sites
-from pragmadp.transforms.aggregate import parameter_type
 from pragmadp.transforms.base import RUNTIME_HEADER, Applied, Context, Missed, SitePlan
 from pragmadp.transforms.child import MAX_THREADS, launch_bounds
 from pragmadp.transforms.threshold import SERIAL_LOOPS
@@ -788,7 +787,7 @@ def _build_member(context: Context, recursion: Recursion, member: Member, granul
     unit, function, lead, s = context.unit, member.function, recursion.lead, recursion.first
     parameters = children.parameters(unit, function) or []
     names = [ir.name(p.name) for p in parameters]
-    record = "pdcc::Record<" + ", ".join("pdcc::Uniform" if i in member.uniform else parameter_type(p)
+    record = "pdcc::Record<" + ", ".join("pdcc::Uniform" if i in member.uniform else ir.parameter_type(p)
                                           for i, p in enumerate(parameters)) + ">"
     context.place_before(lead.function, ir.Variable(
         "static __device__", f"pdcc::WorkQueue<{record}, PDCC_POOL_BYTES_{s}, {_GROUPS[granularity]}, "
