@@ -119,12 +119,12 @@ class Work(Clause):
 
 @dataclass(frozen=True)
 class Threads(Clause):
-    expression: str
+    expression: Value   # C code, evaluated where each level's consumer is launched
 
 
 @dataclass(frozen=True)
 class Blocks(Clause):
-    expression: str
+    expression: Value
 
 
 @dataclass(frozen=True)
@@ -270,8 +270,8 @@ class _ClauseBuilder:
             return self._buffer(span, args)
         if name == "work":
             return Work(name, span, tuple(str(token) for token in args))
-        expression = self.source.text(self.span(args[0]))
-        return (Threads if name == "threads" else Blocks)(name, span, expression)
+        at = self.span(args[0])
+        return (Threads if name == "threads" else Blocks)(name, span, Value(self.source.text(at), at))
 
     def _unknown(self, node: lark.Tree) -> Exception:
         token = node.children[0]

@@ -85,6 +85,27 @@ def test_a_consumer_block_past_1024_threads_is_an_error_at_the_clause():
     assert caught.value.remark.rule.id == "PDCC102" and caught.value.remark.location.line == 9
 
 
+@pytest.mark.parametrize("pragma, name, what, column", [
+    ("consldt(grid) threads(32 * n)", "n", "local variable", 43),
+    ("consldt(grid) blocks(node + 1)", "node", "parameter", 37),
+    ("consldt(block) threads(kSizes.x) blocks(depth[0])", "depth", "parameter", 56)])
+def test_a_consumer_configured_by_a_variable_of_the_kernel_is_an_error_at_the_name(pragma, name, what, column):
+    # The consumer is launched outside the kernel, where the name does not exist: nvcc would reject the output.
+    with pytest.raises(PdccError) as caught:
+        walk(pragma)
+    remark = caught.value.remark
+    assert remark.rule.id == "PDCC102" and (remark.location.line, remark.location.column) == (9, column)
+    assert f"names '{name}', a {what} of 'walk'" in remark.message
+
+
+def test_a_consumer_configured_by_file_scope_names_compiles(tmp_path):
+    code = "constexpr int kThreads = 64;\nstruct Sizes { int n; };\n__constant__ Sizes kSizes;\n" + \
+        WALK.replace("PRAGMA", "consldt(grid) threads(kThreads * 2) blocks(kSizes.n)").replace("AFTER", "")
+    result = run(code)
+    assert remarks(result, "PDCC570")
+    assert_compiles(result.text, tmp_path)
+
+
 def test_threads_on_a_launch_of_another_kernel_is_still_not_supported():
     code = ("__global__ void child(int* x) { x[threadIdx.x] = 1; }\n"
             "__global__ void parent(int* x) {\n#pragma dp consldt(block) threads(64)\n  child<<<1, 32>>>(x);\n}\n")
@@ -461,6 +482,16 @@ def test_a_cycle_of_launches_without_a_condition_is_refused_and_one_condition_is
     assert "'ping' launches 'pong', which launches it back the same way, at line 6 on every path" in missed[0].message
     assert "pdcc_queue" not in endless.text
     assert len(remarks(ping_pong(ping_guard=""), "PDCC570")) == 2  # pong's guard ends every cycle
+
+
+@pytest.mark.parametrize("body, endless", [
+    ("do {\n#pragma dp consldt(block)\n  tri<<<1, 32>>>(x, n - 1);\n} while (0);", True),  # runs once at least
+    ("do {\n  if (n > 3) break;\n#pragma dp consldt(block)\n  tri<<<1, 32>>>(x, n - 1);\n} while (0);", False),
+    ("while (n > 0) {\n#pragma dp consldt(block)\n  tri<<<1, 32>>>(x, n - 1);\n  break;\n}", False)])
+def test_a_launch_in_a_do_while_body_is_made_on_every_path_unless_the_body_can_leave_first(body, endless):
+    result = run(f"__global__ void tri(int* x, int n) {{\n  x[threadIdx.x] += n;\n{body}\n}}\n")
+    refused = [r for r in result.remarks if r.rule.id == "PDCC514" and "without a base case" in r.message]
+    assert bool(refused) == endless and bool(remarks(result, "PDCC570")) != endless, result.remarks
 
 
 def test_a_mutual_recursion_launched_from_elsewhere_in_device_code_is_refused_whole():

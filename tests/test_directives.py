@@ -39,8 +39,8 @@ def test_every_clause():
     assert by_type[d.AggThreshold].value.number() == 4
     assert (by_type[d.Buffer].kind, by_type[d.Buffer].capacity) == ("malloc", None)
     assert by_type[d.Work].names == ("a", "b")
-    assert by_type[d.Threads].expression == "n * (2 + k)"
-    assert by_type[d.Blocks].expression == "max(1, n / 32)"
+    assert by_type[d.Threads].expression.text == "n * (2 + k)"
+    assert by_type[d.Blocks].expression.text == "max(1, n / 32)"
 
 
 def test_off_and_meld():

@@ -39,6 +39,9 @@ BAD_VALUE = Rule("PDCC102", "bad-clause-value", "A clause has a value of the wro
     "granularity-argument": Message("granularity '{granularity}' takes no argument"),
     "buffer-kind": Message("unknown buffer kind '{kind}'", "use pool (or default) or malloc"),
     "buffer-kind-suggested": Message("unknown buffer kind '{kind}'", "did you mean '{suggestion}'?"),
+    "names-a-kernel-variable": Message("'{clause}' names '{name}', a {what} of '{kernel}': each level's consumer is "
+                                       "configured where it is launched, outside the kernel, where '{name}' does not exist",
+                                       "give a number, a macro (-DNAME=...) or an expression of file-scope constants"),
 })
 DUPLICATE_CLAUSE = Rule("PDCC103", "duplicate-clause", "A clause appears twice in one pragma.", messages={
     "duplicate": Message("duplicate clause '{clause}'", "first given at column {first_column}; remove one"),

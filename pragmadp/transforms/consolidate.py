@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from dataclasses import dataclass, field
 
 from pycparser import c_ast
@@ -327,14 +328,45 @@ def _knobs(context: Context, recursion: Recursion) -> tuple[ir.Knob, ...]:
     written: list[tuple[ir.Knob, Value | None]] = [
         (ir.Knob(f"PDCC_POOL_BYTES_{s}", str(DEFAULT_POOL_BYTES), "pool_bytes", (1 << 16, 1 << 40)), None),
         (ir.Knob(f"PDCC_BUFFER_{s}", capacity.text if capacity is not None else "0", "buffer", (0, 1 << 24)), capacity),
-        (ir.Knob(f"PDCC_THREADS_{s}", threads.expression if threads else default_threads, "threads", (1, MAX_THREADS)),
-         Value(threads.expression, threads.span) if threads else None),
-        (ir.Knob(f"PDCC_BLOCKS_{s}", blocks.expression if blocks else "0", "blocks", (0, (1 << 31) - 1)),
-         Value(blocks.expression, blocks.span) if blocks else None)]
+        (ir.Knob(f"PDCC_THREADS_{s}", threads.expression.text if threads else default_threads, "threads",
+                 (1, MAX_THREADS)), threads.expression if threads else None),
+        (ir.Knob(f"PDCC_BLOCKS_{s}", blocks.expression.text if blocks else "0", "blocks", (0, (1 << 31) - 1)),
+         blocks.expression if blocks else None)]
     if recursion.as_launched is not None:  # the consumer's blocks have the items' block size, no other
         written = [(knob, value) for knob, value in written if knob.kind != "threads"]
+    for clause in (c for c in (threads, blocks) if c is not None):
+        _check_configuration(context, recursion, clause.name, clause.expression)
     context.include(RUNTIME_HEADER, "the device runtime")  # first: a kernel at the top of the file has its knobs there
     return tuple(context.knob(recursion.lead.function, knob, value) for knob, value in written)
+
+
+def _check_configuration(context: Context, recursion: Recursion, clause: str, expression: Value) -> None:
+    """`threads(E)` and `blocks(E)` become macros used where each level's consumer is launched, so E may not
+    name a parameter or local of the recursion's kernels: an error at the name, before nvcc would say it."""
+    unit = context.unit
+    for member in recursion.members:
+        variables = _variables(unit, member.function)
+        for match in re.finditer(r"(?<![\w.])(?<!->)[A-Za-z_]\w*", expression.text):
+            what = variables.get(match.group())
+            if what is not None:
+                at = Span(expression.span.start + match.start(), expression.span.start + match.end())
+                raise context.source.error(rules.BAD_VALUE, at, "names-a-kernel-variable", clause=clause,
+                                           name=match.group(), what=what, kernel=member.name)
+
+
+def _variables(unit: Unit, function: Function) -> dict[str, str]:
+    """The names a kernel declares, each as 'parameter' or 'local variable'."""
+    found = {}
+    for node in walk(function.node):
+        if node.type not in ("parameter_declaration", "declaration"):
+            continue
+        for declarator in node.children_by_field_name("declarator"):
+            while declarator is not None and declarator.type != "identifier":
+                declarator = declarator.child_by_field_name("declarator") or \
+                    next((c for c in declarator.named_children if c.type.endswith("declarator") or c.type == "identifier"), None)
+            if declarator is not None:
+                found.setdefault(unit.text(declarator), "parameter" if node.type == "parameter_declaration" else "local variable")
+    return found
 
 
 def _literal_threads(unit: Unit, block: Node) -> int | None:
@@ -596,7 +628,10 @@ def _unconditional(unit: Unit, function: Function, statement: Node) -> bool:
     return or goto before it."""
     node = statement.parent
     while node is not None and node != function.body:
-        if node.type in _CONDITIONAL:
+        # A do-while runs its body once at least: only a break or continue in it may skip the launch.
+        runs_once = node.type == "do_statement" and not any(n.type in ("break_statement", "continue_statement")
+                                                             for n in walk(node))
+        if node.type in _CONDITIONAL and not runs_once:
             return False
         node = node.parent
     before = statement.prev_named_sibling
