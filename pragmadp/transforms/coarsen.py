@@ -24,7 +24,7 @@ from typing import ClassVar
 
 from pragmadp import ir
 from pragmadp.cgen import templates
-from pragmadp.directives import Coarsen
+from pragmadp.directives import Coarsen, Consolidate
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind
 from pragmadp.transforms import child as children
@@ -38,8 +38,8 @@ COARSE_SUFFIX = "__pdcc_coarse"
 REFUSED = (rules.CHILD_COOPERATIVE, rules.CHILD_ASM, rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE,
            rules.CHILD_LAUNCHES)
 _NEEDS_BARRIER = (rules.CHILD_BARRIER, rules.CHILD_SHARED)
-_RECURSION = (": coarsening would reach the first level of the recursion only (consolidation of recursive "
-              "kernels is not supported yet)")
+_RECURSION = ": coarsening would reach the first level of the recursion only (consldt(...) consolidates it)"
+_CONSOLIDATED = ": the consolidated recursion's consumer blocks already stride over the threads of their items"
 
 _BLOCKS = """\
 {
@@ -78,7 +78,8 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     clause = plan.clause(Coarsen)
     refused = next((o for o in child.obstacles if o.rule in REFUSED), None)
     if refused is not None:
-        why = _RECURSION if refused.rule is rules.CHILD_RECURSIVE else ""
+        why = "" if refused.rule is not rules.CHILD_RECURSIVE else \
+            _CONSOLIDATED if site.directive.clause(Consolidate) is not None else _RECURSION
         reason, line = children.obstacle_reason(unit, refused, site)
         return Missed((context.remark(Kind.MISSED, refused.rule, clause.span, child=child.name, reason=reason,
                                       outcome=f"{why}; it is not coarsened", line=line),))
