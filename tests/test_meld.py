@@ -5,6 +5,10 @@ meld goldens; the differential tests run melded code against the original."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -243,3 +247,48 @@ def test_chain_selects_unit(flags: dict[str, str], select: str, expected: str):
                                      {d.name: d.init for d in declarations}, _text)
     assert [i for i in items if isinstance(i, ir.Declaration)] == []  # no flag is read any more
     assert _text(items[-1].expr) == expected
+
+
+@pytest.mark.parametrize("literal, kind", [
+    ("0", "int"), ("2147483647", "int"), ("2147483648", "long"), ("3000000000", "long"), ("0x7fffffff", "int"),
+    ("0x80000000", "unsigned int"), ("0xFFFFFFFF", "unsigned int"), ("0x100000000", "long"), ("017", "int"),
+    ("020000000000", "unsigned int"), ("0b1", "int"), ("1'000'000", "int"), ("4294967296u", "unsigned long"),
+    ("0xffffffffu", "unsigned int"), ("0x8000000000000000", "unsigned long"), ("1LLU", "unsigned long long"),
+    ("5ll", "long long"), ("9223372036854775808", None)])
+def test_an_integer_literal_has_the_first_type_of_its_list_that_holds_it(literal, kind):
+    # [lex.icon]: a select between two literals is declared with their type, so a wrong one changes values.
+    from pycparser import c_ast
+    from pragmadp.analysis.ctype import _literal
+    assert _literal(c_ast.Constant("number", literal)) == kind
+
+
+_LITERAL_MELDS = {  # branch pairs whose literals are not ints; melded into an int select they change value
+    "sign": "out[t] = (in[t] & 0x80000000) > 1;", "other": "out[t] = (in[t] & 0x40000000) > 1;",
+    "divide": "out[t] = in[t] / 0xFFFFFFFF;", "by3": "out[t] = in[t] / 3;",
+    "wide": "out[t] = (int)((in[t] * 3000000000) >> 32);", "narrow": "out[t] = (int)((in[t] * 7) >> 1);"}
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not on PATH")
+@pytest.mark.parametrize("then, orelse, melded", [("sign", "other", True), ("wide", "narrow", True),
+                                                  ("divide", "by3", False)])  # unsigned int against int: no select
+def test_melded_literals_keep_their_values(then, orelse, melded, tmp_path):
+    """The original and the melded kernel, compiled as host C++ (tests/meld/shim.h), agree for every thread
+    on inputs of both signs."""
+    kernel = ("__global__ void k(int* out, const int* in) {\n  int t = threadIdx.x;\n#pragma meld\n"
+              f"  if (t % 3 == 0) {{\n    {_LITERAL_MELDS[then]}\n  }} else {{\n    {_LITERAL_MELDS[orelse]}\n  }}\n}}\n")
+    result = transform(SourceFile("k.cu", kernel.encode()))
+    assert [r.rule.id for r in result.remarks if r.kind.value == "applied"] == (["PDCC800"] if melded else []), \
+        result.remarks
+    source = tmp_path / "k.cpp"
+    source.write_text('#include "shim.h"\n#include <cstdio>\nnamespace original {\n' + kernel + "}\n"
+                      "namespace melded {\n" + re.sub(r"^#line.*$", "", result.text, flags=re.M) + "}\n"
+                      "int main() {\n  int in[64], a[64], b[64];\n"
+                      "  for (int i = 0; i < 64; i++) in[i] = (i % 2 ? -1 : 1) * (i * 69069 + 12345) * 7919;\n"
+                      "  for (unsigned t = 0; t < 64; t++) { threadIdx.x = t; original::k(a, in); melded::k(b, in); }\n"
+                      "  for (int i = 0; i < 64; i++) if (a[i] != b[i]) { printf(\"thread %d: %d %d\\n\", i, a[i], b[i]); return 1; }\n"
+                      "  puts(\"same\");\n}\n")
+    built = subprocess.run(["g++", "-std=c++17", "-O1", "-w", f"-I{Path(__file__).parent / 'meld'}", str(source), "-o",
+                            str(tmp_path / "k")], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([str(tmp_path / "k")], capture_output=True, text=True)
+    assert ran.stdout == "same\n", ran.stdout + result.text

@@ -217,8 +217,35 @@ def _literal(constant: c_ast.Constant) -> str | None:
     if not hexadecimal and ("." in text or "e" in text) or hexadecimal and "p" in text:
         return "float" if text.endswith("f") else "double"
     suffix = re.search(r"[ul]*$", text).group(0)  # type: ignore[union-attr]
-    return {"": "int", "u": "unsigned int", "l": "long", "ul": "unsigned long", "lu": "unsigned long",
-            "ll": "long long", "ull": "unsigned long long", "llu": "unsigned long long"}.get(suffix)
+    digits = text[:len(text) - len(suffix)].replace("'", "")
+    try:
+        value = int(digits, 0) if not re.fullmatch(r"0[0-7]+", digits) else int(digits, 8)
+    except ValueError:
+        return None
+    decimal = not re.match(r"0[xb0-7]", digits)
+    candidates = _LITERAL_TYPES.get({"lu": "ul", "llu": "ull"}.get(suffix, suffix))
+    if candidates is None:
+        return None
+    # [lex.icon]: the first type of the list that holds the value; unsigned ones only for hex, octal and
+    # binary literals unless the suffix asks (0x80000000 is unsigned int, 3000000000 is long).
+    for kind in candidates:
+        if (decimal and kind.startswith("unsigned") and "u" not in suffix) or value > _INTEGER_MAX[kind]:
+            continue
+        return kind
+    return None
+
+
+# The integer literal types of each suffix, in [lex.icon]'s order, and their ranges on CUDA's LP64
+# (int 32 bits, long and long long 64).
+_LITERAL_TYPES = {
+    "": ("int", "unsigned int", "long", "unsigned long", "long long", "unsigned long long"),
+    "u": ("unsigned int", "unsigned long", "unsigned long long"),
+    "l": ("long", "unsigned long", "long long", "unsigned long long"),
+    "ul": ("unsigned long", "unsigned long long"),
+    "ll": ("long long", "unsigned long long"),
+    "ull": ("unsigned long long",)}
+_INTEGER_MAX = {"int": (1 << 31) - 1, "unsigned int": (1 << 32) - 1, "long": (1 << 63) - 1,
+                "unsigned long": (1 << 64) - 1, "long long": (1 << 63) - 1, "unsigned long long": (1 << 64) - 1}
 
 
 def _pointee(kind: str | None) -> str | None:
