@@ -126,7 +126,7 @@ def transform(source: SourceFile, auto: str | None = None, defines: Mapping[str,
     `-D` macros: the knobs pdcc itself reads (a meld site's threshold decides at transform time).
     """
     try:
-        unit = frontend.parse(source)
+        unit = frontend.parse(source, auto=auto is not None)
         if auto is not None:
             frontend.add_auto_sites(unit, auto)
         frontend.name_sites(unit)

@@ -30,6 +30,22 @@ def rules_of(result) -> list[str]:
     return [r.rule.id for r in result.remarks]
 
 
+def host_run(tmp_path: Path, original: str, melded: str, main: str) -> str:
+    """The original and the melded file compiled together as host C++ (tests/meld/shim.h stands in for the
+    built-ins), each in its namespace, with `main`; what it prints."""
+    source = tmp_path / "k.cpp"
+    source.write_text('#include "shim.h"\n#include <cstdio>\nnamespace original {\n' + original + "}\n"
+                      "namespace melded {\n" + re.sub(r"^#line.*$", "", melded, flags=re.M) + "}\n" + main)
+    built = subprocess.run(["g++", "-std=c++17", "-O1", "-w", f"-I{Path(__file__).parent / 'meld'}", str(source), "-o",
+                            str(tmp_path / "k")], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    return subprocess.run([str(tmp_path / "k")], capture_output=True, text=True).stdout
+
+
+_COMPARE = ("  for (int i = 0; i < 64; i++) if (a[i] != b[i]) { printf(\"thread %d: %d %d\\n\", i, a[i], b[i]); return 1; }\n"
+            "  puts(\"same\");\n}\n")
+
+
 def test_a_divergent_branch_with_similar_sides_is_melded_with_selects():
     result = meld("#pragma meld\n  if (t & 1) { out[t] = in[t] * 3; } else { out[t] = in[t] * 5; }")
     assert "PDCC800" in rules_of(result)
@@ -68,6 +84,12 @@ def test_registers_stored_apart_keep_their_own_store():
      "  out[n] = s[t % 32];", "PDCC815", 6, 3),
     ("#pragma meld\n  if (t & 1) { __shared__ int s[4]; s[0] = 1; out[t] = s[0]; } else { out[t] = 2; }", "PDCC817", 5, 16),
     ("#pragma meld\n  if (n > 2) { out[t] = 1; } else { out[t] = 2; }", "PDCC803", 5, 6),
+    ("  volatile int* v = out;\n#pragma meld\n  if (t & 1) { v[t] = 1; } else { out[t] = 2; }", "PDCC814", 6, 3),
+    ("#pragma meld\n  if (t & 1) { cooperative_groups::this_thread_block().sync(); out[t] = 1; } else { out[t] = 2; }",
+     "PDCC812", 5, 16),
+    ("#pragma meld\n  if (t & 1) { out[t] = 1; goto done; } else { out[t] = 2; }\ndone:\n  out[0] = 0;", "PDCC813", 5, 28),
+    ("  for (int i = 0; i < n; i++) {\n#pragma meld\n  if (t & 1) { out[t] = i; continue; } else { out[t] = 2; }\n  }",
+     "PDCC813", 6, 28),
 ])
 def test_refusals_name_their_reason_and_place(body, rule, line, column):
     result = meld(body)
@@ -75,6 +97,24 @@ def test_refusals_name_their_reason_and_place(body, rule, line, column):
     assert (remark.location.line, remark.location.column) == (line, column)
     assert "PDCC800" not in rules_of(result)
     assert "pdcc_then" not in result.text
+
+
+def test_a_volatile_pointer_elsewhere_in_the_file_does_not_make_its_initialiser_volatile():
+    before = "__global__ void other(int* out) {\n  volatile int* v = out;\n  v[0] = 1;\n}\n"
+    result = meld("#pragma meld\n  if (t & 1) { out[t] = in[t] * 3; } else { out[t] = in[t] * 5; }", before=before)
+    assert "PDCC800" in rules_of(result) and "PDCC814" not in rules_of(result)
+
+
+def test_an_else_if_chain_without_a_final_else_melds_and_keeps_the_threads_that_take_no_branch(tmp_path):
+    result = meld("#pragma meld\n  if (t & 1) { out[t] = in[t] * 3; } else if (t & 2) { out[t] = in[t] * 5; }")
+    assert "PDCC800" in rules_of(result)
+    original = meld("  if (t & 1) { out[t] = in[t] * 3; } else if (t & 2) { out[t] = in[t] * 5; }").text
+    main = ("int main() {\n  int in[64], a[64], b[64]; float f[1];\n"
+            "  for (int i = 0; i < 64; i++) { in[i] = i * 7 - 100; a[i] = b[i] = -1; }\n"
+            "  for (unsigned t = 0; t < 64; t++) { threadIdx.x = t; original::k(a, in, f, 3); melded::k(b, in, f, 3); }\n"
+            + _COMPARE)
+    ran = host_run(tmp_path, original, result.text, main)
+    assert ran == "same\n", ran + result.text
 
 
 def test_short_arithmetic_on_both_sides_is_left_as_written():
@@ -110,6 +150,11 @@ def test_divergence_is_found_through_variables_and_loads():
     uniform = meld("  int w = n * 2;\n#pragma meld\n  if (w > blockIdx.x) { out[t] = 1; } else { out[t] = 2; }")
     remark = next(r for r in uniform.remarks if r.rule.id == "PDCC803")
     assert "w > blockIdx.x" in remark.message
+    # A kernel's parameter is the same in every thread; a device function's may not be.
+    branch = "#pragma meld\n  if (n & 1) { out[0] = 1; } else { out[0] = 2; }\n}\n"
+    kernel = transform(SourceFile("k.cu", f"__global__ void k(int* out, int n) {{\n{branch}".encode()))
+    device = transform(SourceFile("d.cu", f"__device__ void d(int* out, int n) {{\n{branch}".encode()))
+    assert "PDCC803" in rules_of(kernel) and "PDCC800" in rules_of(device)
 
 
 def test_the_threshold_decides_and_the_knob_overrides_it():
@@ -147,6 +192,18 @@ def test_auto_melds_divergent_branches_without_a_pragma_and_only_reports_what_it
     assert result.text.count("const bool pdcc_then") == 1
     again = transform(SourceFile("a.cu", result.text.encode()), auto="threshold(32)")
     assert again.text == result.text
+
+
+def test_auto_melds_a_file_that_has_no_pragma_and_no_launch():
+    # Such a file is not parsed at all without --auto; with it, its device code is read.
+    code = ("__device__ int pick(int t, const int *in)\n{\n  int r;\n"
+            "  if (t & 1) { r = in[t] * 3; } else { r = in[t] * 5; }\n  return r;\n}\n"
+            "__global__ void k(int *out, const int *in)\n{\n  int t = threadIdx.x;\n"
+            "  if (t & 1) { out[t] = in[t] * 3; } else { out[t] = in[t] * 5; }\n}\n")
+    result = transform(SourceFile("a.cu", code.encode()), auto="threshold(32)")
+    # Both melded: a device function's parameter `t` may hold each thread's own value.
+    assert rules_of(result).count("PDCC800") == 2 and result.text.count("const bool pdcc_then") == 2
+    assert transform(SourceFile("a.cu", code.encode())).text == code   # nothing without --auto
 
 
 def test_a_meld_in_host_code_is_a_missed_remark():
@@ -279,16 +336,8 @@ def test_melded_literals_keep_their_values(then, orelse, melded, tmp_path):
     result = transform(SourceFile("k.cu", kernel.encode()))
     assert [r.rule.id for r in result.remarks if r.kind.value == "applied"] == (["PDCC800"] if melded else []), \
         result.remarks
-    source = tmp_path / "k.cpp"
-    source.write_text('#include "shim.h"\n#include <cstdio>\nnamespace original {\n' + kernel + "}\n"
-                      "namespace melded {\n" + re.sub(r"^#line.*$", "", result.text, flags=re.M) + "}\n"
-                      "int main() {\n  int in[64], a[64], b[64];\n"
-                      "  for (int i = 0; i < 64; i++) in[i] = (i % 2 ? -1 : 1) * (i * 69069 + 12345) * 7919;\n"
-                      "  for (unsigned t = 0; t < 64; t++) { threadIdx.x = t; original::k(a, in); melded::k(b, in); }\n"
-                      "  for (int i = 0; i < 64; i++) if (a[i] != b[i]) { printf(\"thread %d: %d %d\\n\", i, a[i], b[i]); return 1; }\n"
-                      "  puts(\"same\");\n}\n")
-    built = subprocess.run(["g++", "-std=c++17", "-O1", "-w", f"-I{Path(__file__).parent / 'meld'}", str(source), "-o",
-                            str(tmp_path / "k")], capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr
-    ran = subprocess.run([str(tmp_path / "k")], capture_output=True, text=True)
-    assert ran.stdout == "same\n", ran.stdout + result.text
+    main = ("int main() {\n  int in[64], a[64], b[64];\n"
+            "  for (int i = 0; i < 64; i++) in[i] = (int)((unsigned)i * 2654435761u);\n"
+            "  for (unsigned t = 0; t < 64; t++) { threadIdx.x = t; original::k(a, in); melded::k(b, in); }\n" + _COMPARE)
+    ran = host_run(tmp_path, kernel, result.text, main)
+    assert ran == "same\n", ran + result.text

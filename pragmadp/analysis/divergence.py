@@ -3,8 +3,9 @@
 A branch diverges when its condition may differ between the threads of a warp. A value does when it
 depends on `threadIdx` (directly, through variables, through loads indexed by it), on a call pdcc cannot
 see into (an atomic's old value, a random generator), on memory the function itself writes, or on
-assignments made under a divergent condition or loop. Parameters, `blockIdx`, `blockDim`, `gridDim` and
-constants are uniform. The analysis is flow-insensitive over one function, by name, and errs towards
+assignments made under a divergent condition or loop. A kernel's parameters, `blockIdx`, `blockDim`,
+`gridDim` and constants are uniform; a `__device__` function's parameters are not (its callers may pass
+each thread its own value). The analysis is flow-insensitive over one function, by name, and errs towards
 "divergent": melding a branch that does not diverge costs a little, refusing one that does loses the
 whole gain.
 """
@@ -59,6 +60,13 @@ def of_function(unit: Unit, function: Node) -> Divergence:
     body = function.child_by_field_name("body")
     if body is None:
         return found
+    kernel = next((f.is_kernel for f in unit.functions if f.node == function), False)
+    parameters = function.child_by_field_name("declarator")
+    for parameter in () if kernel or parameters is None else walk(parameters):
+        if parameter.type == "identifier" and parameter.parent is not None and parameter.parent != parameters \
+                and parameter.parent.type != "function_declarator":
+            found.names[unit.text(parameter)] = "is a parameter of a device function, whose callers may pass each " \
+                                                "thread its own value"
     assignments = list(_assignments(unit, body))
     found.written = {target for target, _, _, memory in assignments if memory}
     for _ in range(_ROUNDS):

@@ -168,15 +168,18 @@ class Unit:
         return Span(node.start_byte, node.end_byte)
 
 
-def parse(source: SourceFile) -> Unit:
-    """Parses a file and binds each pdcc pragma to its statement (raising PdccError on misuse)."""
+def parse(source: SourceFile, auto: bool = False) -> Unit:
+    """Parses a file and binds each pdcc pragma to its statement (raising PdccError on misuse). `auto`
+    (--auto): device code's branches are sites too, so a file with device code is read whole."""
     found = []
     if b"pragma" in source.data or b"\\\n" in source.data or b"\\\r\n" in source.data:  # a splice may hide it
         _refuse_lone_carriage_returns(source)
         found = pragmas.pdcc_pragmas(source.preprocessor)
-    # A file with neither a pdcc pragma nor a launch holds nothing pdcc reads: it is not parsed at all
-    # (tree-sitter takes seconds and gigabytes on a 50 MB file), and stands as an empty document.
-    concerns_pdcc = found or b"<<<" in source.data
+    # A file with neither a pdcc pragma nor a launch (nor, under --auto, device code) holds nothing pdcc
+    # reads: it is not parsed at all (tree-sitter takes seconds and gigabytes on a 50 MB file), and stands
+    # as an empty document.
+    concerns_pdcc = found or b"<<<" in source.data or \
+        auto and (b"__global__" in source.data or b"__device__" in source.data)
     tree = _parser().parse(pragmas.masked(source.data, found) if concerns_pdcc else b"")
     unit = Unit(source, tree, pragma_at={pragma.span.start: pragma for pragma in found})
     captures = tree_sitter.QueryCursor(_query()).captures(tree.root_node)  # in C: no Python walk of the file
@@ -262,6 +265,24 @@ def walk(node: Node) -> Iterator[Node]:
             visited_children = True
         else:
             return
+
+
+def declared_names(declaration: Node) -> Iterator[Node]:
+    """The identifiers a declaration (or parameter declaration) declares: `p` in `int *p = q`, `a` in
+    `float a[4]`, `r` in `int& r = x`, not the names of its initialisers."""
+    for declarator in declaration.children_by_field_name("declarator"):
+        name = declared_name(declarator)
+        if name is not None:
+            yield name
+
+
+def declared_name(declarator: Node) -> Node | None:
+    """The identifier one declarator declares (None for an abstract one)."""
+    node: Node | None = declarator
+    while node is not None and node.type != "identifier":
+        node = node.child_by_field_name("declarator") or \
+            next((c for c in node.named_children if c.type.endswith("declarator") or c.type == "identifier"), None)
+    return node
 
 
 def _declarator(function_node: Node) -> Node | None:

@@ -35,7 +35,7 @@ from pragmadp import ir
 from pragmadp.analysis import alignment, ctype, divergence
 from pragmadp.analysis.alignment import cost
 from pragmadp.cuda import lift
-from pragmadp.cuda.frontend import Function, Node, Unit, walk
+from pragmadp.cuda.frontend import Function, Node, Unit, declared_names, walk
 from pragmadp.directives import Directive, MeldThreshold, Value
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark, Rule
@@ -247,10 +247,11 @@ def _side_accesses(unit: Unit, side: Node) -> set[str]:
 
 
 def _volatile_names(unit: Unit) -> set[str]:
+    """The names the file declares volatile (by name: one declared so anywhere counts everywhere)."""
     names = set()
     for node in walk(unit.tree.root_node):
         if node.type in ("declaration", "parameter_declaration") and re.search(r"\bvolatile\b", unit.text(node)):
-            names |= {unit.text(n) for n in walk(node) if n.type == "identifier"}
+            names |= {unit.text(n) for n in declared_names(node)}
     return names
 
 

@@ -846,8 +846,10 @@ class Gen:
 
     def site(self, index: int) -> Site:
         category = self.weighted(CATEGORIES)
-        kernel = category == "mismatch-shared" or self.chance(0.25)
-        shared = category == "mismatch-shared" or (kernel and self.chance(0.3))
+        drawn = category == "mismatch-shared" or self.chance(0.25)
+        shared = category == "mismatch-shared" or (drawn and self.chance(0.3))
+        # A uniform condition reads parameters, uniform only in a kernel (the draws stay as they were).
+        kernel = drawn or category == "refuse-uniform"
         loop_var = "r" if category == "refuse-break" or self.chance(0.1) else None
         sc = outer_scope(shared, loop_var)
         prologue: list[Stmt] = []
