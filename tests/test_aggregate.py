@@ -57,6 +57,26 @@ def test_a_parameter_the_parent_changes_is_not_uniform():
     assert "a" in remark.args["varying_arguments"]
 
 
+@pytest.mark.parametrize("alias", [
+    "float* q = out + 1;\nq[0] = 2.0f;",           # a pointer made from `out`, written through
+    "float* q;\nq = out;\n*q = 2.0f;",             # the same, assigned
+    "float& r = out[2];\nr = 2.0f;",               # a reference
+    "store(out + 3);"])                              # a pointer made from it, given to a function
+def test_memory_written_through_an_alias_is_not_read_once_per_group(alias: str):
+    # `out[0]` read at the group's flush could see a write the launching thread made after its launch.
+    body = LAUNCH.replace("(out + threadIdx.x, in, a, m)", "(out, in, out[0], m)") + alias + "\n"
+    remark = applied(run(body, child=CHILD + "__device__ void store(float* p) { *p = 1.0f; }\n"))
+    assert remark.args["varying_arguments"][:2] == ["out", "a"], remark.args
+
+
+def test_a_read_only_parameter_stays_uniform_beside_aliases_of_others():
+    # `peek(in[1])` passes a value read through `in`, not a pointer to its memory.
+    body = LAUNCH.replace("(out + threadIdx.x, in, a, m)", "(out + threadIdx.x, in, in[0], m)") + \
+        "float* q = out;\n*q = peek(in[1]);\n"
+    child = CHILD + "__device__ float peek(float v) { return v; }\n"
+    assert applied(run(body, child=child)).args["uniform_arguments"] == ["in", "a"]
+
+
 def test_block_index_is_uniform_for_a_block_not_for_several():
     body = LAUNCH.replace("(out + threadIdx.x, in, a, m)", "(out + threadIdx.x, in + blockIdx.x, a, m)")
     assert "in" in applied(run(body, "consldt(block)")).args["uniform_arguments"]

@@ -166,6 +166,19 @@ def test_post_work_is_missed_at_the_statement_and_the_launch_stays(after: str, n
     assert "pdcc_queue" not in result.text
 
 
+@pytest.mark.parametrize("code, name, line", [
+    # the child writes its `a`, which this launch fills with the parent's `b`
+    ("__global__ void flip(int* a, int* b, int* out, int n) {\n  a[n] = n;\n  if (n > 0) {\n#pragma dp consldt(block)\n"
+     "    flip<<<1, 1>>>(b, a, out, n - 1);\n    out[n] = b[n - 1];\n  }\n}\n", "b", 6),
+    # a pointer made from what the grids write, read after the launch
+    ("__global__ void walk(int* depth, int* out, int node, int n) {\n  const int* d = depth + 1;\n  depth[node] = n;\n"
+     "  if (n > 0) {\n#pragma dp consldt(warp)\n    walk<<<1, 1>>>(depth, out, node + 1, n - 1);\n"
+     "    out[node] = d[node];\n  }\n}\n", "d", 7)])
+def test_post_work_is_found_through_the_arguments_and_the_parents_aliases(code: str, name: str, line: int):
+    (missed,) = remarks(run(code), "PDCC572")
+    assert missed.args["name"] == name and missed.location.line == line
+
+
 @pytest.mark.parametrize("after", ["depth[node] = 7;",              # a store after the launch reads nothing
                                    "int m = child_ptr[node];",      # the kernel never writes child_ptr
                                    "// nothing"])
@@ -547,3 +560,13 @@ def test_coarsen_on_a_consolidated_self_launch_says_why_it_adds_nothing():
     alone = walk("coarsen(4)")
     (first_level,) = [r for r in alone.remarks if r.rule.id == "PDCC514" and r.pass_name == "coarsen"]
     assert "first level of the recursion only (consldt(...) consolidates it)" in first_level.message
+
+
+def test_a_recursion_through_a_device_function_is_left_as_written_and_says_where_consldt_works():
+    code = ("__global__ void walk(int* x, int n);\n__device__ void go(int* x, int n) {\n  if (n > 0) {\n"
+            "#pragma dp consldt(block)\n    walk<<<1, 1>>>(x, n - 1);\n  }\n}\n"
+            "__global__ void walk(int* x, int n) {\n  x[n] = 1;\n  go(x, n);\n}\n")
+    result = run(code)
+    (missed,) = [r for r in result.remarks if r.kind.value == "missed"]
+    assert missed.rule.id == "PDCC514" and "not in device function 'go'" in missed.message
+    assert "consldt at the child's launch of itself" not in missed.message and not remarks(result, "PDCC570")

@@ -134,7 +134,11 @@ def refusal(context: Context, site: Site, child: Child) -> tuple[rules.Rule, str
     unit, launch, parent = context.unit, site.launch, site.parent
     found = next((o for o in child.obstacles if o.rule in REFUSED), None)
     if found is not None:
-        return found.rule, children.obstacle_reason(unit, found, site)[0] + _WHY_REFUSED.get(found.rule, "")
+        why = _WHY_REFUSED.get(found.rule, "")
+        if found.rule is rules.CHILD_RECURSIVE and not parent.is_kernel:
+            why = f" (consldt consolidates a recursion whose launches are in its kernels, not in device function " \
+                  f"'{parent.name}')"
+        return found.rule, children.obstacle_reason(unit, found, site)[0] + why
     if child.function.outer.start_byte > parent.outer.start_byte:
         return rules.CHILD_UNSUPPORTED, f"child '{child.name}' is defined after its parent"
     if child.template and children.launch_template_arguments(launch) is None:

@@ -49,7 +49,8 @@ from pycparser import c_ast
 from pragmadp import ir
 from pragmadp.analysis import divergence
 from pragmadp.cgen import printer, templates
-from pragmadp.cuda.frontend import Function, Node, Site, Unit, kernel_call_syntax, required, walk
+from pragmadp.cuda.frontend import (Function, Node, Site, Unit, declared_name, declared_names, kernel_call_syntax,
+                                    required, walk)
 from pragmadp.directives import AggThreshold, Blocks, Buffer, Consolidate, Threads, Value, Work
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark, Rule
@@ -356,16 +357,11 @@ def _check_configuration(context: Context, recursion: Recursion, clause: str, ex
 
 def _variables(unit: Unit, function: Function) -> dict[str, str]:
     """The names a kernel declares, each as 'parameter' or 'local variable'."""
-    found = {}
+    found: dict[str, str] = {}
     for node in walk(function.node):
-        if node.type not in ("parameter_declaration", "declaration"):
-            continue
-        for declarator in node.children_by_field_name("declarator"):
-            while declarator is not None and declarator.type != "identifier":
-                declarator = declarator.child_by_field_name("declarator") or \
-                    next((c for c in declarator.named_children if c.type.endswith("declarator") or c.type == "identifier"), None)
-            if declarator is not None:
-                found.setdefault(unit.text(declarator), "parameter" if node.type == "parameter_declaration" else "local variable")
+        if node.type in ("parameter_declaration", "declaration"):
+            for name in declared_names(node):
+                found.setdefault(unit.text(name), "parameter" if node.type == "parameter_declaration" else "local variable")
     return found
 
 
@@ -682,6 +678,7 @@ def _post_work(unit: Unit, recursion: Recursion, site: Site, written: frozenset[
     """The first statement that may run after the site's launch in the launching thread (after it in its
     blocks, or anywhere in a loop around it) and reads a variable the kernel writes through, and the name."""
     launches = {s.launch.statement for s in recursion.sites}
+    written = _seen_by_the_parent(unit, recursion, site, written)
     node = site.launch.statement
     while node != site.parent.body and node.parent is not None:
         parent = node.parent
@@ -697,6 +694,32 @@ def _post_work(unit: Unit, recursion: Recursion, site: Site, written: frozenset[
                 return read
         node = parent
     return None
+
+
+def _seen_by_the_parent(unit: Unit, recursion: Recursion, site: Site, written: frozenset[str]) -> frozenset[str]:
+    """The parent's names for what the launched grids write: the arguments the site passes for parameters
+    the kernel writes through (`flip<<<...>>>(b, a)` where the child writes its `a`: the parent's `b`), and
+    the parent's pointers and references made from any of them (`const int* d = depth`)."""
+    parameters = recursion.member(site.launch.kernel_name).child.parameters
+    names = set(written)
+    for parameter, argument in zip(parameters, site.launch.arguments):
+        if parameter.name in written:
+            names.update(unit.text(n) for n in walk(argument) if n.type == "identifier")
+    assert site.parent.body is not None   # a kernel that launches
+    aliases = []   # (alias, what it is made from)
+    for node in walk(site.parent.body):
+        if node.type == "init_declarator" and node.child_by_field_name("value") is not None and \
+                any(n.type in ("pointer_declarator", "reference_declarator") for n in walk(required(node, "declarator"))):
+            alias = declared_name(required(node, "declarator"))
+            if alias is not None:
+                aliases.append((unit.text(alias), required(node, "value")))
+    for _ in range(len(aliases)):   # an alias of an alias: one more round each
+        grown = {alias for alias, value in aliases
+                 if alias not in names and any(unit.text(n) in names for n in walk(value) if n.type == "identifier")}
+        if not grown:
+            break
+        names |= grown
+    return frozenset(names)
 
 
 def _first_read(unit: Unit, statement: Node, written: frozenset[str], skipped: set[Node]) -> tuple[Node, str] | None:
