@@ -11,7 +11,8 @@ every thread's final variables, the arrays) must be bit for bit the same (any Na
 Four batches of 250 (fixed seeds) make 1,000 generated pairs; the melded functions of two of them also run
 under valgrind, built at -O0, since a read of an uninitialised variable may not change any output on the
 CPU, yet an optimiser (here or in nvcc) may resolve it any way it likes. Hypothesis draws single pairs
-(shrinkable) for the cheap properties: a meld remark for every site, determinism and idempotence.
+(shrinkable) for the cheap properties (a meld remark for every site, determinism and idempotence), and
+25 examples of 4 pairs each for the same host comparison.
 
 Refusal cases (a barrier, a warp intrinsic, a return or a break leaving a side, a uniform condition)
 must be left as written, with a missed remark; in mismatch cases (an atomic or volatile store against a
@@ -61,6 +62,8 @@ BATCH = 250                 # generated functions per translation unit
 BATCH_SEEDS = (1, 2, 3, 4)  # one translation unit each: 1,000 generated pairs
 VALGRIND_SEEDS = BATCH_SEEDS[:2]  # their melded functions also run under valgrind (about 4 s a batch)
 PAIR_EXAMPLES = 60          # hypothesis examples of the single-pair properties
+SEMANTIC_EXAMPLES = 25      # hypothesis examples compared on the host, PAIRS_PER_EXAMPLE pairs each
+PAIRS_PER_EXAMPLE = 4
 SELF_TEST_SEED = 7
 SELF_TEST_SIZE = 100
 MIN_PAIR_SHARE = 0.30       # of the "pair" category (similar if/else sides)
@@ -492,3 +495,17 @@ def test_single_pairs(rng):
     assert through_pdcc(meld_gen.Batch(0, [site])).result.text == t.result.text
     again = transform(SourceFile("meld_batch_0.cu", t.result.text.encode()))
     assert again.text == t.result.text, f"pdcc is not idempotent on its melded output:\n{t.result.text}"
+
+
+@settings(max_examples=SEMANTIC_EXAMPLES, derandomize=True, database=None, deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(rng=st.randoms(use_true_random=False))
+def test_hypothesis_pairs_keep_per_thread_semantics(rng):
+    """Hypothesis' own pairs (a few per example, so that one build serves them) through the same host
+    comparison as the seeded batches: a failure shrinks to a small pair."""
+    gen = meld_gen.Gen(rng)
+    batch = meld_gen.Batch(0, [gen.site(i) for i in range(PAIRS_PER_EXAMPLE)])
+    t = through_pdcc(batch)
+    assert t.error is None, pdcc_failure(t)
+    verdict = check_semantics(t, t.result.text, seed=1)
+    assert not verdict.failed, "\n".join(verdict.reports)
