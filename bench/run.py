@@ -300,28 +300,37 @@ def table(runs: list[Run], pdcc_names: list[str], aggregation_names: list[str] =
     return "\n".join(lines) + "\n", means
 
 
-def plot(runs: list[Run], pdcc_names: list[str], path: Path) -> str:
+def plot(runs: list[Run], pdcc_names: list[str], aggregation_names: list[str], path: Path) -> str:
+    """Per input, the speed-up over the flat version of the naive program (where correct), the fastest
+    aggregation-alone configuration, the fastest pdcc configuration and the best version: the ratios the
+    acceptance bars are made of, one group of four bars per input (log scale; a missing bar: no correct run)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         return "matplotlib is not installed: no plot"
-    keys = list(dict.fromkeys((r.sample, r.input) for r in runs))
-    variants = [*pdcc_names, "flat", "best"]
-    figure, axis = plt.subplots(figsize=(max(8, 1.6 * len(keys)) + 3, 5))
-    width = 0.8 / len(variants)
-    colours = plt.get_cmap("tab20")(range(len(variants)))  # one colour per variant, however many
-    for index, variant in enumerate(variants):
+    keys = [k for k in dict.fromkeys((r.sample, r.input) for r in runs)
+            if any(r.variant == "flat" and r.status == "ok" for r in runs if (r.sample, r.input) == k)]
+    if not keys:
+        return "no input has a correct flat run: no plot"
+    bars = {"naive": lambda g: g.get("naive") if g.get("naive") and g["naive"].status == "ok" else None,
+            "fastest aggregation alone": lambda g: fastest(g, aggregation_names),
+            "fastest pdcc": lambda g: fastest(g, pdcc_names), "best": lambda g: g.get("best")}
+    figure, axis = plt.subplots(figsize=(max(8.0, 0.9 * len(keys)) + 2, 5))
+    width = 0.8 / len(bars)
+    for index, (label, pick) in enumerate(bars.items()):
         heights = []
         for key in keys:
             group = {r.variant: r for r in runs if (r.sample, r.input) == key}
-            heights.append(ratio(group.get("naive"), group[variant]) or 0 if variant in group else 0)
-        axis.bar([k + index * width for k in range(len(keys))], heights, width, label=variant, color=colours[index])
+            chosen = pick(group)
+            heights.append((ratio(group["flat"], chosen) if chosen is not None else None) or 0)
+        axis.bar([k + index * width for k in range(len(keys))], heights, width, label=label)
+    axis.axhline(1.0, color="grey", linewidth=0.8)
     axis.set_yscale("log")
-    axis.set_ylabel("speed-up over the naive dynamic-parallelism program")
+    axis.set_ylabel("speed-up over the flat version")
     axis.set_xticks([k + 0.4 - width / 2 for k in range(len(keys))])
-    axis.set_xticklabels([f"{s}\n{i}" for s, i in keys], fontsize=8)
+    axis.set_xticklabels([f"{s}\n{i}" for s, i in keys], fontsize=7, rotation=30, ha="right")
     axis.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     figure.tight_layout()
     figure.savefig(path, dpi=120)
@@ -407,7 +416,7 @@ def merge(paths: list[str], out: Path) -> int:
         notes += saved.get("notes", [])
     out.mkdir(parents=True, exist_ok=True)
     if runs:
-        print(plot(runs, pdcc_names, out / "ratios.png"))
+        print(plot(runs, pdcc_names, aggregation_names, out / "ratios.png"))
     print(save(out, runs, pdcc_names, aggregation_names, reps, meld, notes))
     return 0
 
@@ -808,7 +817,7 @@ def main() -> int:
     if meld is not None:
         run_meld_part(config, meld_samples, out, binaries, meld, session.save, profile=not arguments.no_profile)
     if session.runs:
-        print(plot(session.runs, session.pdcc_names, out / "ratios.png"))
+        print(plot(session.runs, session.pdcc_names, session.aggregation_names, out / "ratios.png"))
     print(session.save())
     if recorded and (out / "comparison.md").exists():  # (not when no input ran)
         print((out / "comparison.md").read_text())

@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -88,6 +90,23 @@ def test_results_of_two_sessions_merge_into_one_table(tmp_path: Path, capsys):
     assert text.startswith("Each time is the median of 5 timed runs after a warm-up.")
     bench.save(first, [], [], [], 3)
     assert "a preview, not a measurement" in (first / "results.md").read_text()
+
+
+def test_the_plot_shows_the_four_ratios_of_each_input_over_flat(tmp_path: Path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import matplotlib.axes
+    drawn, bar = [], matplotlib.axes.Axes.bar
+
+    def recorded(axis, x, heights, *args, **keywords):
+        drawn.append((keywords["label"], heights))
+        return bar(axis, x, heights, *args, **keywords)
+    monkeypatch.setattr(matplotlib.axes.Axes, "bar", recorded)
+    runs = [result("naive", 8.0, "WRONG"), result("flat", 4.0), result("best", 1.0), result("agg grid", 8.0),
+            result("agg block", 2.0), result("tuned", 0.5)]
+    assert bench.plot(runs, ["agg grid", "agg block", "tuned"], ["agg grid", "agg block"], tmp_path / "r.png") \
+        == f"plot: {tmp_path / 'r.png'}"
+    assert drawn == [("naive", [0]), ("fastest aggregation alone", [2.0]), ("fastest pdcc", [8.0]), ("best", [4.0])]
+    assert (tmp_path / "r.png").stat().st_size > 0
 
 
 def test_tuning_starts_no_knob_past_its_deadline(monkeypatch):
