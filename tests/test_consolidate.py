@@ -552,15 +552,6 @@ def test_pdcc_adds_no_shared_memory_to_a_consolidated_kernel(floats: int, links:
         assert "uses too much shared data" in linked.stderr
 
 
-def test_coarsen_on_a_consolidated_self_launch_says_why_it_adds_nothing():
-    result = walk("threshold(64) coarsen(4) consldt(block)")
-    (coarsen,) = [r for r in result.remarks if r.rule.id == "PDCC514" and r.pass_name == "coarsen"]
-    assert "consumer blocks already stride over the threads of their items; it is not coarsened" in coarsen.message
-    assert "not supported" not in coarsen.message and remarks(result, "PDCC570")
-    alone = walk("coarsen(4)")
-    (first_level,) = [r for r in alone.remarks if r.rule.id == "PDCC514" and r.pass_name == "coarsen"]
-    assert "first level of the recursion only (consldt(...) consolidates it)" in first_level.message
-
 
 def test_a_recursion_through_a_device_function_is_left_as_written_and_says_where_consldt_works():
     code = ("__global__ void walk(int* x, int n);\n__device__ void go(int* x, int n) {\n  if (n > 0) {\n"
