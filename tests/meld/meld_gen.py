@@ -511,8 +511,11 @@ class Gen:
 
     # expressions
     def ulit(self) -> Lit:
+        # Unsuffixed literals of other types too: 0x80000000 is unsigned int, 3000000000 and 2147483648
+        # are long (a select between them must keep their type).
         return Lit(self.pick(["0u", "1u", "2u", "3u", "5u", "7u", "12u", "31u", "100u", "0x5au", "255u",
-                              "1000u", "65535u", "0x80000001u", "4000000000u"]), U)
+                              "1000u", "65535u", "0x80000001u", "4000000000u", "0x80000000", "0xFFFFFFFF",
+                              "3000000000", "2147483648", "7"]), U)
 
     def flit(self) -> Lit:
         return Lit(self.pick(["0.0f", "1.0f", "0.5f", "-1.5f", "2.0f", "3.25f", "-0.125f", "10.0f", "1e-3f"]), F)
