@@ -264,6 +264,7 @@ RANDOM_INPUTS = {
                    ("--size", "2048", "--param", "1000", "--seed", "2")],
     "descendants": [("--size", "50000", "--param", "0.3", "--seed", "1"),
                     ("--size", "20000", "--param", "1", "--seed", "2")],  # depth first: about 1,200 levels
+    "tree": [("--size", "100000", "--param", "4", "--seed", "1"), ("--size", "300000", "--param", "16", "--seed", "2")],
 }
 
 
@@ -332,33 +333,50 @@ def test_the_naive_program_reports_failed_launches_on_the_deep_inputs(name: str,
         assert "device launches failed" in done.stderr, done.stderr
 
 
+# Every consolidation the bench builds (bench/config.json), of every recursive sample and of tree.
+CONSOLIDATED = [*RECURSIVE, "tree"]
+
+
+def consolidations(name: str) -> list[dict]:
+    config = json.loads((ROOT / "bench" / "config.json").read_text())
+    return next(s for s in config["samples"] if s["name"] == name)["consolidations"]
+
+
 @pytest.fixture(scope="module")
-def pdcc_binaries(tmp_path_factory) -> dict[str, tuple[Path, list[dict]]]:
-    """Every naive program built by pdcc as the bench builds a pdcc variant, with its remarks."""
+def pdcc_binaries(tmp_path_factory) -> dict[tuple[str, str], tuple[Path, list[dict]]]:
+    """Every naive program built by pdcc in every consolidation of the bench (its pragma's clauses replaced),
+    as the bench builds a pdcc variant, with its remarks."""
     root = tmp_path_factory.mktemp("recursive-pdcc")
 
-    def build(name: str):
-        out, report = root / name, root / f"{name}.json"
-        done = pdcc("-arch=sm_90", "-O3", "-q", "-I", "samples/common", "-I", f"samples/{name}", str(source(name, "dp")),
+    def build(job: tuple[str, dict]):
+        name, consolidation = job
+        tag = re.sub(r"\W+", "_", consolidation["name"])
+        annotated = re.sub(r"^([ \t]*#pragma dp ).*$", lambda m: m.group(1) + consolidation["clauses"],
+                           source(name, "dp").read_text(), count=1, flags=re.MULTILINE)
+        copy = root / f"{name}-{tag}.cu"
+        copy.write_text(annotated)
+        out, report = root / f"{name}-{tag}", root / f"{name}-{tag}.json"
+        done = pdcc("-arch=sm_90", "-O3", "-q", "-I", "samples/common", "-I", f"samples/{name}", str(copy),
                     "-o", str(out), "--report", str(report))
         assert done.returncode == 0, done.stderr
-        return name, (out, json.loads(report.read_text())["remarks"])
+        return (name, consolidation["name"]), (out, json.loads(report.read_text())["remarks"])
 
+    jobs = [(name, c) for name in CONSOLIDATED for c in consolidations(name)]
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        return dict(pool.map(build, RECURSIVE))
+        return dict(pool.map(build, jobs))
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", RECURSIVE)
-def test_the_consolidated_program_is_correct_on_every_input(name: str, pdcc_binaries):
+@pytest.mark.parametrize("name, consolidation", [(n, c["name"]) for n in CONSOLIDATED for c in consolidations(n)])
+def test_the_consolidated_program_is_correct_on_every_input(name: str, consolidation: str, pdcc_binaries):
     """Where pdcc consolidated the recursion, the program is correct on the shallow and the deep inputs
-    (no launch fails: levels chain by tail launches), and on the random ones."""
-    binary, remarks = pdcc_binaries[name]
+    (no launch fails: levels chain by tail launches), and on the random ones, at every granularity."""
+    binary, remarks = pdcc_binaries[(name, consolidation)]
     if not any(r["kind"] == "applied" for r in remarks):
         pytest.skip("pdcc left the launch as written: " + "; ".join(r["message"][:100] for r in remarks))
     runs = [item["args"] for item in bench_inputs(name)] + [list(args) for args in RANDOM_INPUTS[name]]
     for args in runs:
         done, result = run_sample(binary, *args)
-        print(f"{name} pdcc {' '.join(args)}: {result['median_ms']:.3f} ms, {result['detail']}")
+        print(f"{name} {consolidation} {' '.join(args)}: {result['median_ms']:.3f} ms, {result['detail']}")
         assert done.returncode == 0, done.stderr
         assert result["correct"], f"{' '.join(args)}: {result['detail']}"

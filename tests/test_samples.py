@@ -96,7 +96,7 @@ GPU_INPUTS = {
     "triangles": lambda seed: ("--size", str(10 + seed)),
     "bezier": lambda seed: ("--size", str(8192 * seed)),
 }
-# tree's one launch is recursive (consolidation, seed 003), which these passes refuse (PDCC514).
+# tree's one launch is recursive: its consolidations are tests/test_recursive_samples.py's.
 GPU_SAMPLES = [name for name in SAMPLES if name in GPU_INPUTS]
 GPU_SEEDS = (1, 2)
 
