@@ -61,12 +61,19 @@ def test_a_parameter_the_parent_changes_is_not_uniform():
     "float* q = out + 1;\nq[0] = 2.0f;",           # a pointer made from `out`, written through
     "float* q;\nq = out;\n*q = 2.0f;",             # the same, assigned
     "float& r = out[2];\nr = 2.0f;",               # a reference
+    "auto q = out + 1;\nq[0] = 2.0f;",             # a pointer of a type pdcc does not spell out
+    "Box b{out};\nb.p[0] = 2.0f;",                 # a pointer kept in a struct
     "store(out + 3);"])                              # a pointer made from it, given to a function
 def test_memory_written_through_an_alias_is_not_read_once_per_group(alias: str):
     # `out[0]` read at the group's flush could see a write the launching thread made after its launch.
     body = LAUNCH.replace("(out + threadIdx.x, in, a, m)", "(out, in, out[0], m)") + alias + "\n"
-    remark = applied(run(body, child=CHILD + "__device__ void store(float* p) { *p = 1.0f; }\n"))
+    remark = applied(run(body, child=CHILD + "__device__ void store(float* p) { *p = 1.0f; }\nstruct Box { float* p; };\n"))
     assert remark.args["varying_arguments"][:2] == ["out", "a"], remark.args
+
+
+def test_numbers_and_pointers_to_const_made_from_parameters_are_no_aliases():
+    body = LAUNCH + "float v = sqrtf(a * 2.0f);\nconst float* row = in + n;\nout[0] = v + row[0] + fmaxf(a + 1.0f, 0.f);\n"
+    assert applied(run(body)).args["uniform_arguments"] == ["in", "a"]
 
 
 def test_a_read_only_parameter_stays_uniform_beside_aliases_of_others():

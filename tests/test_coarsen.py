@@ -54,7 +54,7 @@ def test_children_tied_to_the_real_grid_are_not_coarsened(body: str, rule: str):
 
 @pytest.mark.parametrize("clauses, why", [
     ("coarsen(4)", "first level of the recursion only (consldt(...) consolidates it)"),
-    ("threshold(64) coarsen(4) consldt(block)", "consumer blocks already stride over the threads of their items")])
+    ("threshold(64) coarsen(4) consldt(block)", "a consumer block already strides over the threads of its item")])
 def test_a_kernel_that_launches_itself_is_not_coarsened(clauses: str, why: str, tmp_path):
     code = textwrap.dedent(f"""\
         __global__ void walk(const int* next, int* seen, int node) {{

@@ -99,8 +99,9 @@ def test_a_consumer_configured_by_a_variable_of_the_kernel_is_an_error_at_the_na
 
 
 def test_a_consumer_configured_by_file_scope_names_compiles(tmp_path):
-    code = "constexpr int kThreads = 64;\nstruct Sizes { int n; };\n__constant__ Sizes kSizes;\n" + \
-        WALK.replace("PRAGMA", "consldt(grid) threads(kThreads * 2) blocks(kSizes.n)").replace("AFTER", "")
+    # `cfg::c` and `kSizes.n` are not the kernel's `c` and `n`.
+    code = "namespace cfg { constexpr int c = 64; }\nstruct Sizes { int n; };\n__constant__ Sizes kSizes;\n" + \
+        WALK.replace("PRAGMA", "consldt(grid) threads(cfg::c * 2) blocks(kSizes.n)").replace("AFTER", "")
     result = run(code)
     assert remarks(result, "PDCC570")
     assert_compiles(result.text, tmp_path)
@@ -177,6 +178,17 @@ def test_post_work_is_missed_at_the_statement_and_the_launch_stays(after: str, n
 def test_post_work_is_found_through_the_arguments_and_the_parents_aliases(code: str, name: str, line: int):
     (missed,) = remarks(run(code), "PDCC572")
     assert missed.args["name"] == name and missed.location.line == line
+    assigned = code.replace("const int* d = depth + 1;", "auto d = depth;\n  int* e;\n  e = d;").replace("d[node]", "e[node]")
+    if assigned != code:   # the same through `auto` and an assignment
+        assert remarks(run(assigned), "PDCC572")[0].args["name"] == "e"
+
+
+def test_an_offset_the_launch_adds_to_an_address_is_not_what_the_grids_write():
+    code = ("__global__ void qs(int* data, int lo, int n, int d) {\n  data[lo] = d;\n  int left = n / 2;\n"
+            "  if (n > 1) {\n#pragma dp consldt(block)\n    qs<<<1, 32>>>(data + left, 0, n - left, d + 1);\n"
+            "    int start = left + 1;\n    data[0] = start;\n  }\n}\n")
+    result = run(code)
+    assert remarks(result, "PDCC570") and not remarks(result, "PDCC572"), result.remarks
 
 
 @pytest.mark.parametrize("after", ["depth[node] = 7;",              # a store after the launch reads nothing

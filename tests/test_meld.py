@@ -311,7 +311,8 @@ def test_chain_selects_unit(flags: dict[str, str], select: str, expected: str):
     ("0x80000000", "unsigned int"), ("0xFFFFFFFF", "unsigned int"), ("0x100000000", "long"), ("017", "int"),
     ("020000000000", "unsigned int"), ("0b1", "int"), ("1'000'000", "int"), ("4294967296u", "unsigned long"),
     ("0xffffffffu", "unsigned int"), ("0x8000000000000000", "unsigned long"), ("1LLU", "unsigned long long"),
-    ("5ll", "long long"), ("9223372036854775808", None)])
+    ("5ll", "long long"), ("9223372036854775808", None), ("-3000000000", "long"), ("-2147483648", "long"),
+    ("-0x80000000", "unsigned int"), ("-7", "int")])
 def test_an_integer_literal_has_the_first_type_of_its_list_that_holds_it(literal, kind):
     # [lex.icon]: a select between two literals is declared with their type, so a wrong one changes values.
     from pycparser import c_ast
@@ -322,11 +323,12 @@ def test_an_integer_literal_has_the_first_type_of_its_list_that_holds_it(literal
 _LITERAL_MELDS = {  # branch pairs whose literals are not ints; melded into an int select they change value
     "sign": "out[t] = (in[t] & 0x80000000) > 1;", "other": "out[t] = (in[t] & 0x40000000) > 1;",
     "divide": "out[t] = in[t] / 0xFFFFFFFF;", "by3": "out[t] = in[t] / 3;",
-    "wide": "out[t] = (int)((in[t] * 3000000000) >> 32);", "narrow": "out[t] = (int)((in[t] * 7) >> 1);"}
+    "wide": "out[t] = (int)((in[t] * 3000000000) >> 32);", "narrow": "out[t] = (int)((in[t] * 7) >> 1);",
+    "negative": "out[t] = (int)((in[t] * -3000000000) >> 32);", "small": "out[t] = (int)((in[t] * -7) >> 1);"}
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not on PATH")
-@pytest.mark.parametrize("then, orelse, melded", [("sign", "other", True), ("wide", "narrow", True),
+@pytest.mark.parametrize("then, orelse, melded", [("sign", "other", True), ("wide", "narrow", True), ("negative", "small", True),
                                                   ("divide", "by3", False)])  # unsigned int against int: no select
 def test_melded_literals_keep_their_values(then, orelse, melded, tmp_path):
     """The original and the melded kernel, compiled as host C++ (tests/meld/shim.h), agree for every thread

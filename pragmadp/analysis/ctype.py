@@ -208,7 +208,7 @@ def _return_types(unit: Unit) -> dict[str, str]:
 
 
 def _literal(constant: c_ast.Constant) -> str | None:
-    text = constant.value.lower()
+    text = constant.value.lower().lstrip("+-")   # `-X` (one token to tree-sitter) has the type of X
     if constant.type == "char":
         return "char"
     if constant.type != "number":

@@ -7,6 +7,9 @@ before the launch. Both ask the same conservative question.
 
 from __future__ import annotations
 
+import re
+
+from pragmadp.analysis import ctype
 from pragmadp.cuda.frontend import Node, Unit, declared_name, kernel_call_syntax, required, walk
 
 
@@ -24,12 +27,11 @@ def assigned_names(unit: Unit, body: Node, after: int = 0) -> frozenset[str]:
 
 def _assigned_names(unit: Unit, body: Node, after: int) -> frozenset[str]:
     names: set[str] = set()
-    pointers = {unit.text(name) for n in walk(body) if n.type == "declaration"
-                for d in n.children_by_field_name("declarator") if _declares_alias(d)
-                for name in [declared_name(d)] if name is not None}
+    types = unit.analysis(ctype.of_function, body.parent) if body.parent is not None else ctype.Types()
     for node in walk(body):
-        if node.start_byte < after and not (_makes_alias(unit, node) or _in_lambda_capturing_by_reference(unit, node)
-                                            or _assigns_a_pointer(unit, node, pointers)):
+        names |= _aliased(unit, node, types)   # before `after` too: a write through the alias may come later
+        if node.start_byte < after and not (_in_lambda_capturing_by_reference(unit, node)
+                                            or node.type == "pointer_expression" and unit.text(node).startswith("&")):
             continue
         target = None
         if node.type == "assignment_expression":
@@ -38,54 +40,69 @@ def _assigned_names(unit: Unit, body: Node, after: int) -> frozenset[str]:
             target = node.child_by_field_name("argument")
         elif node.type == "pointer_expression" and unit.text(node).startswith("&"):
             target = node.child_by_field_name("argument")
-        elif node.type == "init_declarator":  # a local that may shadow a name, or an alias of one
+        elif node.type == "init_declarator":  # a local that may shadow a name
             target = node.child_by_field_name("declarator")
-            value = node.child_by_field_name("value")
-            if target is not None and value is not None and _declares_alias(target):
-                names.update(unit.text(n) for n in walk(value) if n.type == "identifier")
         elif node.type == "argument_list" and node.parent is not None and node.parent.type == "call_expression" and \
                 kernel_call_syntax(node.parent) is None:
-            names.update(unit.text(n) for a in node.named_children for n in _pointer_operands(a))
+            for argument in node.named_children:   # by reference (`f(x)`), or a pointer made from it (`f(p + i)`)
+                names |= {unit.text(argument)} if argument.type == "identifier" else \
+                    _addressing(unit, _pointer_operands(argument), types)
         elif node.type == "declaration":
             names.update(unit.text(n) for d in node.children_by_field_name("declarator")
                          if d.type != "init_declarator" for n in walk(d) if n.type == "identifier")
         if target is not None:
             names.update(unit.text(n) for n in walk(target) if n.type == "identifier")
-        if node.type == "assignment_expression" and target is not None and target.type == "identifier" and \
-                unit.text(target) in pointers:  # `q = p + 1`: q is an alias of p from here on
-            names.update(unit.text(n) for n in walk(required(node, "right")) if n.type == "identifier")
     return frozenset(names)
 
 
+def _aliased(unit: Unit, node: Node, types: ctype.Types) -> set[str]:
+    """The names `node` makes an alias of, through which a later write may reach them or what they point to:
+    a reference bound to anything (`T& r = x`, `auto& r = a[i]`), or a value that may address memory stored
+    anywhere but in an arithmetic variable (`T* q = p + i`, `auto q = p`, `tmp = out`, `s.p = out`,
+    `Box b{out}`)."""
+    if node.type == "init_declarator":
+        declarator, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
+        if declarator is None or value is None:
+            return set()
+        if any(n.type == "reference_declarator" for n in walk(declarator)):
+            return {unit.text(n) for n in walk(value) if n.type == "identifier"}
+        name = declared_name(declarator)
+        kind = types.names.get(unit.text(name)) if name is not None else None
+        if arithmetic(kind) or kind is not None and re.fullmatch(r"const [^*\[]*\*", kind):
+            return set()   # a number, or a pointer to const, through which nothing is written
+        return _addressing(unit, _pointer_operands(value), types)
+    if node.type == "assignment_expression" and unit.text(required(node, "operator")) == "=":
+        target = required(node, "left")
+        if target.type == "identifier" and arithmetic(types.names.get(unit.text(target))):
+            return set()
+        return _addressing(unit, _pointer_operands(required(node, "right")), types)
+    return set()
+
+
+def _addressing(unit: Unit, identifiers: list[Node], types: ctype.Types) -> set[str]:
+    """The names among `identifiers` that may address memory: all but those declared with an arithmetic type."""
+    return {unit.text(n) for n in identifiers if not arithmetic(types.names.get(unit.text(n)))}
+
+
+_ARITHMETIC = {"bool", "char", "short", "int", "long", "float", "double", "unsigned", "signed", "size_t",
+               "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+               "const", "volatile"}
+
+
+def arithmetic(kind: str | None) -> bool:
+    """A declared type that holds a number, never an address (None: not known, so it may)."""
+    return kind is not None and "*" not in kind and "[" not in kind and set(kind.split()) <= _ARITHMETIC
+
+
 def _pointer_operands(argument: Node) -> list[Node]:
-    """The identifiers an argument may pass on as a pointer or reference: `x`, `p + i`, `(T*)p`, `c ? p : q`,
-    not what it reads through them (`p[i]`, `p->n`, `f(p)`: values, unless the callee takes a reference to an
-    element, which is not tracked)."""
+    """The identifiers an expression may pass on as an address: `x`, `p + i`, `(T*)p`, `c ? p : q`,
+    `{p, n}`, not what it reads through them (`p[i]`, `p->n`, `f(p)`: values, unless a callee takes a
+    reference to an element, which is not tracked)."""
     if argument.type == "identifier":
         return [argument]
     if argument.type in ("subscript_expression", "field_expression", "call_expression"):
         return []
     return [n for child in argument.named_children for n in _pointer_operands(child)]
-
-
-def _declares_alias(declarator: Node) -> bool:
-    """`T& r`, `T* q`, `T* q[4]`: a name through which memory of what initialises it may be written."""
-    return any(n.type in ("reference_declarator", "pointer_declarator") for n in walk(declarator))
-
-
-def _makes_alias(unit: Unit, node: Node) -> bool:
-    if node.type == "pointer_expression":
-        return unit.text(node).startswith("&")
-    if node.type != "init_declarator":
-        return False
-    declarator = node.child_by_field_name("declarator")
-    assert declarator is not None   # a required field
-    return _declares_alias(declarator)
-
-
-def _assigns_a_pointer(unit: Unit, node: Node, pointers: set[str]) -> bool:
-    target = node.child_by_field_name("left") if node.type == "assignment_expression" else None
-    return target is not None and target.type == "identifier" and unit.text(target) in pointers
 
 
 def _in_lambda_capturing_by_reference(unit: Unit, node: Node) -> bool:

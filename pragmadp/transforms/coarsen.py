@@ -39,7 +39,8 @@ REFUSED = (rules.CHILD_COOPERATIVE, rules.CHILD_ASM, rules.CHILD_HIDDEN_BUILTINS
            rules.CHILD_LAUNCHES)
 _NEEDS_BARRIER = (rules.CHILD_BARRIER, rules.CHILD_SHARED)
 _RECURSION = ": coarsening would reach the first level of the recursion only (consldt(...) consolidates it)"
-_CONSOLIDATED = ": the consolidated recursion's consumer blocks already stride over the threads of their items"
+_CONSOLIDATED = ": coarsening does not compose with consldt on a recursion (a consumer block already strides over " \
+                "the threads of its item)"
 
 _BLOCKS = """\
 {

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from pragmadp import ir
-from pragmadp.analysis import divergence
+from pragmadp.analysis import ctype, divergence, writes
 from pragmadp.cgen import printer, templates
 from pragmadp.cuda.frontend import (Function, Node, Site, Unit, declared_name, declared_names, kernel_call_syntax,
                                     required, walk)
@@ -335,7 +335,7 @@ def _knobs(context: Context, recursion: Recursion) -> tuple[ir.Knob, ...]:
          blocks.expression if blocks else None)]
     if recursion.as_launched is not None:  # the consumer's blocks have the items' block size, no other
         written = [(knob, value) for knob, value in written if knob.kind != "threads"]
-    for clause in (c for c in (threads, blocks) if c is not None):
+    for clause in (c for c in (threads if recursion.as_launched is None else None, blocks) if c is not None):
         _check_configuration(context, recursion, clause.name, clause.expression)
     context.include(RUNTIME_HEADER, "the device runtime")  # first: a kernel at the top of the file has its knobs there
     return tuple(context.knob(recursion.lead.function, knob, value) for knob, value in written)
@@ -347,7 +347,7 @@ def _check_configuration(context: Context, recursion: Recursion, clause: str, ex
     unit = context.unit
     for member in recursion.members:
         variables = _variables(unit, member.function)
-        for match in re.finditer(r"(?<![\w.])(?<!->)[A-Za-z_]\w*", expression.text):
+        for match in re.finditer(r"(?<![\w.:])(?<!->)[A-Za-z_]\w*", expression.text):
             what = variables.get(match.group())
             if what is not None:
                 at = Span(expression.span.start + match.start(), expression.span.start + match.end())
@@ -697,25 +697,31 @@ def _post_work(unit: Unit, recursion: Recursion, site: Site, written: frozenset[
 
 
 def _seen_by_the_parent(unit: Unit, recursion: Recursion, site: Site, written: frozenset[str]) -> frozenset[str]:
-    """The parent's names for what the launched grids write: the arguments the site passes for parameters
-    the kernel writes through (`flip<<<...>>>(b, a)` where the child writes its `a`: the parent's `b`), and
-    the parent's pointers and references made from any of them (`const int* d = depth`)."""
+    """The parent's names for what the launched grids write: the address each argument is formed from for
+    a parameter the kernel writes through (`flip<<<...>>>(b, a + i)` where the child writes its `a`: the
+    parent's `b`), and the parent's variables that address the same memory (`const int* d = depth`,
+    `auto d = depth + 1`, `d = depth`; not numbers computed from them)."""
     parameters = recursion.member(site.launch.kernel_name).child.parameters
     names = set(written)
     for parameter, argument in zip(parameters, site.launch.arguments):
-        if parameter.name in written:
-            names.update(unit.text(n) for n in walk(argument) if n.type == "identifier")
+        base = _base(argument)
+        if parameter.name in written and base is not None:
+            names.add(base)
     assert site.parent.body is not None   # a kernel that launches
-    aliases = []   # (alias, what it is made from)
+    types = unit.analysis(ctype.of_function, site.parent.node)
+    aliases = []   # (alias, the variable its address is formed from)
     for node in walk(site.parent.body):
-        if node.type == "init_declarator" and node.child_by_field_name("value") is not None and \
-                any(n.type in ("pointer_declarator", "reference_declarator") for n in walk(required(node, "declarator"))):
-            alias = declared_name(required(node, "declarator"))
-            if alias is not None:
-                aliases.append((unit.text(alias), required(node, "value")))
+        if node.type == "init_declarator" and node.child_by_field_name("value") is not None:
+            alias, value = declared_name(required(node, "declarator")), required(node, "value")
+        elif node.type == "assignment_expression" and required(node, "left").type == "identifier":
+            alias, value = required(node, "left"), required(node, "right")
+        else:
+            continue
+        base = _base(value)
+        if alias is not None and base is not None and not writes.arithmetic(types.names.get(unit.text(alias))):
+            aliases.append((unit.text(alias), base))
     for _ in range(len(aliases)):   # an alias of an alias: one more round each
-        grown = {alias for alias, value in aliases
-                 if alias not in names and any(unit.text(n) in names for n in walk(value) if n.type == "identifier")}
+        grown = {alias for alias, base in aliases if alias not in names and base in names}
         if not grown:
             break
         names |= grown
