@@ -134,11 +134,23 @@ def of_function(unit: Unit, function: Node) -> Types:
     types.names.update(unit.analysis(_integer_macros))
     for name, written in unit.analysis(_file_variables):
         types.declare(name, written)
-    for node in walk(function):
-        if node.type in ("parameter_declaration", "declaration"):
-            for name, written in _names_declared(unit, node):
-                types.declare(name, written)
+    for name, written in unit.analysis(_declared_in, function):
+        types.declare(name, written)
     return types
+
+
+def declared_types(unit: Unit, function: Node) -> dict[str, str | None]:
+    """The types of the names a function declares, parameters and locals, without the file's (each call
+    costs the function's size only; None: declared twice with different types)."""
+    types = Types()
+    for name, written in unit.analysis(_declared_in, function):
+        types.declare(name, written)
+    return types.names
+
+
+def _declared_in(unit: Unit, function: Node) -> list[tuple[str, str]]:
+    return [found for node in walk(function) if node.type in ("parameter_declaration", "declaration")
+            for found in _names_declared(unit, node)]
 
 
 def _names_declared(unit: Unit, node: Node) -> list[tuple[str, str]]:

@@ -27,7 +27,7 @@ def assigned_names(unit: Unit, body: Node, after: int = 0) -> frozenset[str]:
 
 def _assigned_names(unit: Unit, body: Node, after: int) -> frozenset[str]:
     names: set[str] = set()
-    types = unit.analysis(ctype.of_function, body.parent) if body.parent is not None else ctype.Types()
+    types = ctype.declared_types(unit, body.parent) if body.parent is not None else {}
     for node in walk(body):
         names |= _aliased(unit, node, types)   # before `after` too: a write through the alias may come later
         if node.start_byte < after and not (_in_lambda_capturing_by_reference(unit, node)
@@ -55,7 +55,7 @@ def _assigned_names(unit: Unit, body: Node, after: int) -> frozenset[str]:
     return frozenset(names)
 
 
-def _aliased(unit: Unit, node: Node, types: ctype.Types) -> set[str]:
+def _aliased(unit: Unit, node: Node, types: dict[str, str | None]) -> set[str]:
     """The names `node` makes an alias of, through which a later write may reach them or what they point to:
     a reference bound to anything (`T& r = x`, `auto& r = a[i]`), or a value that may address memory stored
     anywhere but in an arithmetic variable (`T* q = p + i`, `auto q = p`, `tmp = out`, `s.p = out`,
@@ -67,21 +67,21 @@ def _aliased(unit: Unit, node: Node, types: ctype.Types) -> set[str]:
         if any(n.type == "reference_declarator" for n in walk(declarator)):
             return {unit.text(n) for n in walk(value) if n.type == "identifier"}
         name = declared_name(declarator)
-        kind = types.names.get(unit.text(name)) if name is not None else None
+        kind = types.get(unit.text(name)) if name is not None else None
         if arithmetic(kind) or kind is not None and re.fullmatch(r"const [^*\[]*\*", kind):
             return set()   # a number, or a pointer to const, through which nothing is written
         return _addressing(unit, _pointer_operands(value), types)
     if node.type == "assignment_expression" and unit.text(required(node, "operator")) == "=":
         target = required(node, "left")
-        if target.type == "identifier" and arithmetic(types.names.get(unit.text(target))):
+        if target.type == "identifier" and arithmetic(types.get(unit.text(target))):
             return set()
         return _addressing(unit, _pointer_operands(required(node, "right")), types)
     return set()
 
 
-def _addressing(unit: Unit, identifiers: list[Node], types: ctype.Types) -> set[str]:
+def _addressing(unit: Unit, identifiers: list[Node], types: dict[str, str | None]) -> set[str]:
     """The names among `identifiers` that may address memory: all but those declared with an arithmetic type."""
-    return {unit.text(n) for n in identifiers if not arithmetic(types.names.get(unit.text(n)))}
+    return {unit.text(n) for n in identifiers if not arithmetic(types.get(unit.text(n)))}
 
 
 _ARITHMETIC = {"bool", "char", "short", "int", "long", "float", "double", "unsigned", "signed", "size_t",

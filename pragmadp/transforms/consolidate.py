@@ -708,7 +708,7 @@ def _seen_by_the_parent(unit: Unit, recursion: Recursion, site: Site, written: f
         if parameter.name in written and base is not None:
             names.add(base)
     assert site.parent.body is not None   # a kernel that launches
-    types = unit.analysis(ctype.of_function, site.parent.node)
+    types = ctype.declared_types(unit, site.parent.node)
     aliases = []   # (alias, the variable its address is formed from)
     for node in walk(site.parent.body):
         if node.type == "init_declarator" and node.child_by_field_name("value") is not None:
@@ -718,7 +718,7 @@ def _seen_by_the_parent(unit: Unit, recursion: Recursion, site: Site, written: f
         else:
             continue
         base = _base(value)
-        if alias is not None and base is not None and not writes.arithmetic(types.names.get(unit.text(alias))):
+        if alias is not None and base is not None and not writes.arithmetic(types.get(unit.text(alias))):
             aliases.append((unit.text(alias), base))
     for _ in range(len(aliases)):   # an alias of an alias: one more round each
         grown = {alias for alias, base in aliases if alias not in names and base in names}
