@@ -114,7 +114,8 @@ _AUTO_MELD = Directive("meld", Span(0, 0), False, ())
 
 def _auto_meld_candidates(unit: Unit) -> list[Node]:
     """The if statements of device code that head an if/else (not the `if` of an `else if`), outside
-    pdcc's own code (whose conditions name `pdcc_` values) and not under `#pragma meld off`."""
+    pdcc's own code (whose conditions name `pdcc_` values, and the blocks it melded) and not under
+    `#pragma meld off`."""
     found = []
     for function in unit.functions:
         if not function.runs_on_device or function.body is None or "__host__" in function.qualifiers:
@@ -128,9 +129,22 @@ def _auto_meld_candidates(unit: Unit) -> list[Node]:
             before = node.prev_named_sibling
             consumed = before is not None and before.type == "comment" and \
                 unit.text(before).startswith("// pdcc: #pragma meld")   # a pragma an earlier run read
-            if condition is not None and "pdcc_" not in unit.text(condition) and not consumed:
+            if condition is not None and "pdcc_" not in unit.text(condition) and not consumed and \
+                    not _inside_meld_site(unit, node):
                 found.append(node)
     return found
+
+
+def _inside_meld_site(unit: Unit, node: Node) -> bool:
+    """Inside a block an earlier run melded (it opens with `// meld site NAME: ...`): the user's ifs
+    there were melded already, or guard what did not meld."""
+    parent = node.parent
+    while parent is not None:
+        first = parent.named_children[0] if parent.type == "compound_statement" and parent.named_children else None
+        if first is not None and first.type == "comment" and unit.text(first).startswith("// meld site"):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _site(context: Context, site: Site, result: Rewritten) -> ir.Block | None:

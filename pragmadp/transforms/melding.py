@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from pragmadp import ir
-from pragmadp.analysis import alignment, ctype
+from pragmadp.analysis import alignment, counted_loop, ctype
 from pragmadp.analysis.alignment import cost, own_cost
 from pragmadp.cgen import printer
 from pragmadp.report import rules
@@ -351,6 +351,10 @@ class Melder:
                     return None
                 b = ir.For(ir.rename_expression(b.init, old, new), ir.rename_expression(b.cond, old, new),
                            ir.rename_expression(b.step, old, new), ir.rename(b.body, old, new))
+            if _text(a.step or c_ast.ID("")) != _text(b.step or c_ast.ID("")) or _test(a.cond) != _test(b.cond):
+                counted = self._counted_loops(a, b)
+                if counted is not None:
+                    return counted
             first, second = a.init.declaration, b.init.declaration  # type: ignore[union-attr]
             if ctype.normalise(first.type) != ctype.normalise(second.type) or first.init is None or \
                     second.init is None or _declarator_shape(first) != _declarator_shape(second):
@@ -390,6 +394,34 @@ class Melder:
                     max(0.0, saved + stats.saved - alignment.MEMORY * accesses) + alignment.OTHER,
                     selects + stats.selects, 2 + stats.aligned, stats.guarded)
 
+    def _counted_loops(self, a: ir.For, b: ir.For) -> Pair | None:
+        """Two counted loops (`analysis.counted_loop`) that step or test differently, `k` up from 0 against
+        `k` down from 2 * run - 1, as one loop over the trip number with each side's counter derived from
+        it (`const int k = pdcc_then ? k_step : 2 * run - 1 - k_step;`): a counted loop again, which nvcc
+        unrolls, so the accesses of the melded body are saved. None when either loop is not counted or a
+        trip count would take arithmetic the loops did not do (pdcc adds no overflow)."""
+        first, second = counted_loop.of(a, self.types), counted_loop.of(b, self.types)
+        if first is None or second is None or first.type != second.type:
+            return None
+        trips = [first.trips.expression(), second.trips.expression()]
+        if trips[0] is None or trips[1] is None:
+            return None
+        step = c_ast.ID(self.fresh(f"{first.counter}_step"))
+        self.types.names[step.name] = first.type
+        counters = [step if _text(c.start) == "0" and c.step > 0 else c_ast.BinaryOp("+" if c.step > 0 else "-", c.start, step)
+                    for c in (first, second)]
+        counter = self.expr(counters[0], counters[1], "value")
+        if counter is None:
+            return None
+        bound = trips[0] if _text(trips[0]) == _text(trips[1]) else c_ast.TernaryOp(self.condition, trips[0], trips[1])
+        stats = Stats()
+        body = self.sequence(_items(a.body), _items(b.body), stats)
+        derived = ir.Declaration(f"const {first.type}", first.counter, _inline(counter.node))
+        loop = ir.For(ir.DeclarationExpr(ir.Declaration(first.type, step.name, c_ast.Constant("int", "0"))),
+                      c_ast.BinaryOp("<", step, bound), c_ast.UnaryOp("++", step), ir.Block((derived, *body)))
+        selects = counter.selects + stats.selects + (bound is not trips[0])
+        return Pair((loop,), stats.saved + alignment.OTHER, selects, 2 + stats.aligned, stats.guarded)
+
     def _replicate(self, statement: ir.Stmt, region: ir.If, then_side: bool) -> Pair | None:
         """Region replication: `statement` (of one side) melds with the body of `region` (an `if` of the
         other side) that fits it best; the `if` is made to take that body for the statement's threads."""
@@ -428,6 +460,9 @@ class Melder:
         'value' (an rvalue) or 'object' (an lvalue whose address matters)."""
         if _text(a) == _text(b):
             return Merged(a, cost(a), 0)
+        if isinstance(a, c_ast.BinaryOp) and isinstance(b, c_ast.BinaryOp) and _MIRRORED.get(b.op) == a.op and \
+                _text(a.left) == _text(b.right) and _text(a.right) == _text(b.left):
+            return Merged(a, cost(a), 0)   # `y >= x` is `x <= y`
         structural = None
         if type(a) is type(b):
             structural = self._same_kind(a, b)
@@ -776,6 +811,7 @@ def _hint(node: c_ast.Node) -> str:
     return "value"
 
 
+_MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 _OPERATOR_WORDS = {">": "greater", "<": "less", ">=": "at_least", "<=": "at_most", "==": "equal", "!=": "differ",
                    "+": "sum", "-": "difference", "*": "product", "/": "quotient", "%": "remainder", "&": "bits",
                    "|": "bits", "^": "bits", "<<": "shifted", ">>": "shifted", "&&": "both", "||": "either"}
