@@ -116,8 +116,9 @@ def plan(site: MeldSite, context: Context) -> Applied | Missed:
     if score < threshold or not melded.stats.aligned:
         why_not = "" if melded.stats.aligned else ": no statements of the two sides can be melded"
         if melder.uncounted_loop:
-            why_not = ": the two loops step or test differently, so the melded loop would not be a counted " \
-                      "loop nvcc unrolls, and its memory accesses save nothing"
+            why_not = ": the two loops step or test differently and are not both counted loops with trip " \
+                      "counts pdcc can write, so the melded loop would not be a counted loop nvcc unrolls, and " \
+                      "its memory accesses save nothing"
         if melder.blocked and not melded.stats.aligned:
             return Missed((_remark(context, site, Kind.MISSED, rules.MELD_ADDRESS_SPACE, span,
                                    reason=melder.blocked, outcome="; the if/else is left as written"),))
