@@ -325,13 +325,16 @@ def test_meld_table_gives_speed_ups_per_input_and_geometric_means_over_samples()
         meld_run("b", "x", "original", 1.0), meld_run("b", "x", "pdcc", 1.0), meld_run("b", "x", "hand", 0.5, "WRONG")],
         remarks={"a": ["line 3: applied PDCC800: branches melded"], "b": ["line 9: missed PDCC802: below the threshold"]})
     meld.runs[1].threads_per_inst, meld.runs[1].inst_executed = 31.5, 2.5e6
+    meld.runs[0].kernel_us, meld.runs[1].kernel_us = 30.0, 10.0   # a's melded kernel: 3x on input x, x only
+    meld.runs[6].kernel_us, meld.runs[7].kernel_us = 5.0, 4.0      # b declined: counts 1.0 whatever it measured
     text, summary = bench.meld_table(meld)
     a, b = summary["per_sample"]["a"], summary["per_sample"]["b"]  # a: pdcc 2x and 4x, hand 2x and 2x
     assert abs(a["pdcc"] - 8 ** 0.5) < 1e-12 and abs(a["hand"] - 2.0) < 1e-12 and a["pdcc_melded"] and a["inputs"] == 2
     assert b["hand"] is None and b["pdcc_melded"] is False  # b's hand run was wrong: no speed-up
     assert abs(summary["pdcc"] - 8 ** 0.25) < 1e-12 and summary["pdcc_lowest"] == 1.0
     assert summary["pdcc_declined_as_1"] == summary["pdcc"]  # b measured 1.0 and counts 1.0
-    assert "| pdcc | 1.000 | correct | 2.00 | 31.5 | 2.5 | - | same |" in text
+    assert abs(a["pdcc_kernels"] - 3.0) < 1e-12 and abs(summary["pdcc_kernels"] - 3 ** 0.5) < 1e-12
+    assert "| pdcc | 1.000 | correct | 2.00 | 31.5 | 2.5 | 10.0 | same |" in text
     assert "| hand | 1.000 | correct | 2.00 | - | - | - | differs |" in text
     assert "| hand | 0.500 | WRONG |" in text and "- line 9: missed PDCC802: below the threshold" in text
 
