@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pragmadp import ir
-from pragmadp.analysis import alignment, counted_loop, ctype
+from pragmadp.analysis import alignment, counted_loop, ctype, writes
 from pragmadp.cgen import printer
 from pragmadp.cuda import frontend, lift
 from pragmadp.cuda.frontend import walk
@@ -171,13 +171,49 @@ def test_what_is_not_a_counted_loop(loop):
 @pytest.mark.parametrize("loop, trips", [("for (int i = 0; i < n; i++) {}", "n"), ("for (int i = n - 1; i >= 0; --i) {}", "n"),
                                          ("for (int i = 2 * n - 1; i >= n; i--) {}", "n"), ("for (int i = 1; n >= i; i += 1) {}", "n"),
                                          ("for (int i = m; i < m + 8; ++i) {}", "8"), ("for (int i = n; i > m; i -= 1) {}", None),
-                                         ("for (long long i = 0; i < 4; i++) {}", "4")])
+                                         ("for (long long i = 0; i < 4; i++) {}", "4"),
+                                         ("for (int i = n - 2000000000; i < n + 2000000000; ++i) {}", None)])
 def test_a_counted_loop_knows_its_trip_count(loop, trips):
     """As C only where it is one name or a constant (pdcc adds no arithmetic that could overflow)."""
     counted = _counted(loop)
     assert counted is not None
     expression = counted.trips.expression()
     assert (printer.expression(expression) if expression is not None else None) == trips
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not on PATH")
+@pytest.mark.parametrize("name, before, then, orelse", [
+    # the bound changes through a reference the function made: the loops re-read it, a counted meld would not
+    ("alias", "  int c = n;\n  int& r = c;\n", "for (int k = 0; k < c; ++k) out[t * 16 + k] = k * 3 + t;",
+     "for (int k = c - 1; k >= 0; --k) { out[t * 16 + k] = k * 3 + t; r--; }"),
+    # the bound is a file variable a call may change
+    ("global", "", "for (int k = 0; k < limit; ++k) out[t * 16 + k] = k * 3 + t;",
+     "for (int k = limit - 1; k >= 0; --k) { out[t * 16 + k] = k * 3 + t; consume(); }"),
+    # the else loop reads the outer `i`, which the then loop's counter of the same name would hide
+    ("capture", "  int i = n;\n", "for (int i = 0; i < m; ++i) out[t * 16 + i] = i * 3 + t;",
+     "for (int j = i - 1; j >= 0; --j) out[t * 16 + j] = j * 3 + t;"),
+    # a class whose < and > disagree: `b > a` is not `a < b`
+    ("class", "  V a{n}, b{m};\n", "if (a < b) out[t] = 1; else out[t] = 2;", "if (b > a) out[t] = 3; else out[t] = 4;"),
+])
+def test_melding_keeps_what_the_loops_and_comparisons_read(name, before, then, orelse, tmp_path):
+    """Review findings, each compiled as host C++ before and after melding for every thread and bound."""
+    kernel = ("struct V { int x; __device__ bool operator<(V o) const { return x < o.x; }\n"
+              "  __device__ bool operator>(V o) const { return x >= o.x; } };\n"
+              "__device__ int limit = 4;\n__device__ void consume() { limit = limit - 1; }\n"
+              "__global__ void k(int* out, int n, int m) {\n  int t = threadIdx.x;\n" + before +
+              f"#pragma meld\n  if (t & 1) {{\n    {then}\n  }} else {{\n    {orelse}\n  }}\n}}\n")
+    result = transform(SourceFile("k.cu", kernel.encode()))
+    if name != "capture":
+        assert "_step" not in result.text, result.text
+    main = ("int main() {\n  static int a[256], b[256];\n"
+            "  for (int n = -3; n < 10; n++) for (int m = -3; m < 10; m++) {\n"
+            "    for (int i = 0; i < 256; i++) a[i] = b[i] = -1;\n"
+            "    for (unsigned t = 0; t < 8; t++) { threadIdx.x = t; original::limit = melded::limit = n;\n"
+            "      original::k(a, n, m); melded::k(b, n, m); }\n"
+            "    for (int i = 0; i < 256; i++) if (a[i] != b[i]) { printf(\"n %d m %d: %d %d %d\\n\", n, m, i, a[i], b[i]); return 1; }\n"
+            "  }\n  puts(\"same\");\n}\n")
+    ran = host_run(tmp_path, kernel, result.text, main)
+    assert ran == "same\n", ran + result.text
 
 
 def _counted(loop: str):
@@ -188,7 +224,7 @@ def _counted(loop: str):
     statement = next(n for n in walk(function.node) if n.type == "for_statement")
     lifted = lift.statement(unit, statement, trees=True)
     assert isinstance(lifted, ir.For)
-    return counted_loop.of(lifted, unit.analysis(ctype.of_function, function.node))
+    return counted_loop.of(lifted, unit.analysis(ctype.of_function, function.node), writes.stable_names(unit, function.node))
 
 
 def test_a_mirrored_comparison_is_the_same_comparison():

@@ -8,6 +8,7 @@ bounds read, so `end - start` of two loops can be compared), and where its count
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 
@@ -45,12 +46,12 @@ class Linear:
         return Linear(self.constant * factor, tuple((a, c * factor) for a, c in self.terms), self.atoms)
 
     def expression(self) -> c_ast.Node | None:
-        """The form as C when it is one atom or a constant: no arithmetic that the loops did not do
-        (and so no new overflow); else None."""
+        """The form as C when it is one atom, or a constant that an `int` holds (every counter type here
+        does): no arithmetic that the loops did not do, so no new overflow; else None."""
         if not self.terms:
-            return c_ast.Constant("int", str(self.constant)) if self.constant >= 0 else None
+            return c_ast.Constant("int", str(self.constant)) if 0 <= self.constant < 2 ** 31 else None
         if len(self.terms) == 1 and self.terms[0][1] == 1 and self.constant == 0:
-            return self.atoms[self.terms[0][0]]
+            return copy.deepcopy(self.atoms[self.terms[0][0]])
         return None
 
 
@@ -65,9 +66,11 @@ class Counted:
     trips: Linear
 
 
-def of(loop: ir.For, types: ctype.Types) -> Counted | None:
+def of(loop: ir.For, types: ctype.Types, stable: frozenset[str]) -> Counted | None:
     """The loop as a counted loop, or None: a declared signed counter stepped by one, tested against a
-    bound that nothing in the loop changes, and not written (nor its address taken) in the body."""
+    bound that nothing in the loop changes, and not written (nor its address taken) in the body. The
+    bounds may read only constants and `stable` names (`writes.stable_names`: changed only by writes that
+    name them) that the body does not write: the trip count is then fixed when the loop starts."""
     if not isinstance(loop.init, ir.DeclarationExpr) or loop.init.declaration.init is None:
         return None
     declaration = loop.init.declaration
@@ -86,7 +89,7 @@ def of(loop: ir.For, types: ctype.Types) -> Counted | None:
     if start is None or bound is None:
         return None
     read = {n.name for part in (declaration.init, end) for n in ir.expression_nodes(part) if isinstance(n, c_ast.ID)}
-    if _written(loop.body) & (read | {counter}):
+    if not read <= stable or _written(loop.body) & (read | {counter}):
         return None
     for part in (declaration.init, end):   # the bounds must have the counter's type (no mixed comparison)
         if types.of(part) not in (kind, "int") or types.of(part) == "int" and kind != "int" and \

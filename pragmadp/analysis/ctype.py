@@ -131,7 +131,7 @@ def of_function(unit: Unit, function: Node) -> Types:
     file's device variables; a provider for `unit.analysis`, computed once per function."""
     types = Types()
     types.returns = dict(unit.analysis(_return_types))
-    types.names.update(unit.analysis(_integer_macros))
+    types.names.update(unit.analysis(integer_macros))
     for name, written in unit.analysis(_file_variables):
         types.declare(name, written)
     for name, written in unit.analysis(_declared_in, function):
@@ -196,7 +196,7 @@ def _file_variables(unit: Unit) -> list[tuple[str, str]]:
             for pair in _names_declared(unit, node)]
 
 
-def _integer_macros(unit: Unit) -> dict[str, str | None]:
+def integer_macros(unit: Unit) -> dict[str, str | None]:
     """`#define BS 16`: object-like macros whose value is an integer literal have its type."""
     found: dict[str, str | None] = {}
     for node in walk(unit.tree.root_node):

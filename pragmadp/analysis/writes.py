@@ -55,6 +55,21 @@ def _assigned_names(unit: Unit, body: Node, after: int) -> frozenset[str]:
     return frozenset(names)
 
 
+def stable_names(unit: Unit, function: Node) -> frozenset[str]:
+    """The names that change only where the function (its definition node) writes them by name: its
+    parameters and locals of arithmetic type, neither volatile nor `__shared__`, of which it makes no alias
+    (no address taken, reference bound or capture by reference), and the file's integer macros. A loop
+    whose body does not write such a name may read it once for all its iterations."""
+    body = function.child_by_field_name("body")
+    if body is None:
+        return frozenset()
+    aliased = assigned_names(unit, body, after=body.end_byte)   # before `after`, only what makes an alias
+    types = unit.analysis(ctype.of_function, function)
+    local = {name for name, kind in ctype.declared_types(unit, function).items()
+             if arithmetic(kind) and name not in aliased and name not in types.volatile and name not in types.shared}
+    return frozenset(local | set(unit.analysis(ctype.integer_macros)))
+
+
 def _aliased(unit: Unit, node: Node, types: dict[str, str | None]) -> set[str]:
     """The names `node` makes an alias of, through which a later write may reach them or what they point to:
     a reference bound to anything (`T& r = x`, `auto& r = a[i]`), or a value that may address memory stored

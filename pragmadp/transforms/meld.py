@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from pragmadp import ir
-from pragmadp.analysis import alignment, ctype, divergence
+from pragmadp.analysis import alignment, ctype, divergence, writes
 from pragmadp.analysis.alignment import cost
 from pragmadp.cuda import lift
 from pragmadp.cuda.frontend import Function, Node, Unit, declared_names, walk
@@ -98,7 +98,8 @@ def plan(site: MeldSite, context: Context) -> Applied | Missed:
     if short_sides is not None:
         return Missed((_remark(context, site, Kind.MISSED, rules.MELD_TOO_SHORT, unit.span(condition),
                                then_cost=short_sides[0], else_cost=short_sides[1]),))
-    melder = Melder(unit.analysis(ctype.of_function, site.function.node), _names(unit, site.function))
+    melder = Melder(unit.analysis(ctype.of_function, site.function.node), _names(unit, site.function),
+                    writes.stable_names(unit, site.function.node))
     try:
         melded = melder.region(lifted)
     except Refused as refusal:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from pragmadp import ir
-from pragmadp.analysis import alignment, counted_loop, ctype
+from pragmadp.analysis import alignment, counted_loop, ctype, writes
 from pragmadp.analysis.alignment import cost, own_cost
 from pragmadp.cgen import printer
 from pragmadp.report import rules
@@ -94,8 +94,9 @@ class Pair:
 class Melder:
     """Melds the two sides of one if/else; holds the names it made and the types it knows."""
 
-    def __init__(self, types: ctype.Types, taken: set[str]):
+    def __init__(self, types: ctype.Types, taken: set[str], stable: frozenset[str] = frozenset()):
         self.types = types
+        self.stable = stable                # names only writes by name change (`writes.stable_names`)
         self.taken = set(taken)
         self.blocked = ""                   # why a pair was refused for mixing address spaces
         self.uncounted_loop = False         # a melded loop's accesses were not counted as saved: it stops unrolling
@@ -347,8 +348,10 @@ class Melder:
         if isinstance(a.init, ir.DeclarationExpr) and isinstance(b.init, ir.DeclarationExpr):
             old, new = _declared(b.init.declaration), _declared(a.init.declaration)
             if old != new:
-                if new in _used_names([b.body]) or _mentions_in_verbatim(b.body, old):
-                    return None
+                header = [b.init.declaration.init, b.cond, b.step]
+                if new in _used_names([b.body]) or _mentions_in_verbatim(b.body, old) or \
+                        any(part is not None and _mentions(part, new) for part in header):
+                    return None   # b reads another `new` that the renamed counter would hide
                 b = ir.For(ir.rename_expression(b.init, old, new), ir.rename_expression(b.cond, old, new),
                            ir.rename_expression(b.step, old, new), ir.rename(b.body, old, new))
             if _text(a.step or c_ast.ID("")) != _text(b.step or c_ast.ID("")) or _test(a.cond) != _test(b.cond):
@@ -400,7 +403,7 @@ class Melder:
         it (`const int k = pdcc_then ? k_step : 2 * run - 1 - k_step;`): a counted loop again, which nvcc
         unrolls, so the accesses of the melded body are saved. None when either loop is not counted or a
         trip count would take arithmetic the loops did not do (pdcc adds no overflow)."""
-        first, second = counted_loop.of(a, self.types), counted_loop.of(b, self.types)
+        first, second = counted_loop.of(a, self.types, self.stable), counted_loop.of(b, self.types, self.stable)
         if first is None or second is None or first.type != second.type:
             return None
         trips = [first.trips.expression(), second.trips.expression()]
@@ -408,8 +411,8 @@ class Melder:
             return None
         step = c_ast.ID(self.fresh(f"{first.counter}_step"))
         self.types.names[step.name] = first.type
-        counters = [step if _text(c.start) == "0" and c.step > 0 else c_ast.BinaryOp("+" if c.step > 0 else "-", c.start, step)
-                    for c in (first, second)]
+        counters = [step if _text(c.start) == "0" and c.step > 0 else
+                    c_ast.BinaryOp("+" if c.step > 0 else "-", copy.deepcopy(c.start), step) for c in (first, second)]
         counter = self.expr(counters[0], counters[1], "value")
         if counter is None:
             return None
@@ -461,7 +464,8 @@ class Melder:
         if _text(a) == _text(b):
             return Merged(a, cost(a), 0)
         if isinstance(a, c_ast.BinaryOp) and isinstance(b, c_ast.BinaryOp) and _MIRRORED.get(b.op) == a.op and \
-                _text(a.left) == _text(b.right) and _text(a.right) == _text(b.left):
+                _text(a.left) == _text(b.right) and _text(a.right) == _text(b.left) and \
+                all(self._plain_operand(x) for x in (a.left, a.right)):
             return Merged(a, cost(a), 0)   # `y >= x` is `x <= y`
         structural = None
         if type(a) is type(b):
@@ -474,6 +478,14 @@ class Melder:
         # the operands merged one by one, unless selecting the whole (value or address) costs less
         candidates = [m for m in (structural, whole) if m is not None]
         return max(candidates, key=lambda m: m.score) if candidates else None
+
+    def _plain_operand(self, operand: c_ast.Node) -> bool:
+        """A number or a pointer (no class whose `<` and `>` may disagree) computed without side effects
+        (so the order of the two operands does not matter)."""
+        kind = self.types.of(operand)
+        return kind is not None and (writes.arithmetic(kind) or kind.endswith("*")) and not any(
+            isinstance(n, (c_ast.FuncCall, c_ast.Assignment, ir.Verbatim)) or
+            isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--") for n in ir.expression_nodes(operand))
 
     def _select(self, a: c_ast.Node, b: c_ast.Node) -> Merged | None:
         """`pdcc_then ? a : b`, for two values of one known type in one address space."""
@@ -704,6 +716,10 @@ def _used_names(items: list[ir.Stmt | None]) -> set[str]:
             elif isinstance(node, ir.Declaration):
                 found.add(_declared(node))
     return found
+
+
+def _mentions(node: c_ast.Node, name: str) -> bool:
+    return any(isinstance(n, c_ast.ID) and n.name == name for n in ir.walk(node))
 
 
 def _mentions_in_verbatim(statement: ir.Stmt, name: str) -> bool:

@@ -11,9 +11,9 @@ nvcc $F $I bench/probes/meld_merge/merge_counted.cu -o /tmp/mm/counted &
 nvcc $F $I bench/probes/meld_merge/merge_counted2.cu -o /tmp/mm/counted2 &
 nvcc $F $I bench/probes/meld_merge/merge_pdcc.cu -o /tmp/mm/pdcc &
 wait
-for run in 16 64 256 512 2048; do
-  for round in 1 2; do
-    for v in original hand counted counted2 pdcc; do
+for run in 16 64 512 2048; do
+  for round in ${ROUNDS:-1}; do
+    for v in original hand ${EXTRA:-} pdcc; do
       r=$(/tmp/mm/$v --size 16777216 --param $run --reps 5 | tail -1)
       echo "run=$run round=$round $v $r" >>$out/merge.log
       python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(f'run={$run:5d} r$round {\"$v\":9s} {d[\"median_ms\"]:8.3f} ms correct={d[\"correct\"]}')" "$r"
