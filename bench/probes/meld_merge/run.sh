@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# bash bench/probes/meld_merge/run.sh OUT: original, hand (select-stepped loop) and counted melds of merge
+# The merge sample's direction branch, melded four ways, timed on the GPU at several run lengths:
+#   original  samples/meld_merge/merge.cu, as nvcc -O3 builds it
+#   hand      samples/meld_merge/merge_hand.cu: one loop whose start, test and step are selects (not counted)
+#   counted   merge_counted.cu: one counted loop over the trip number, each side's counter derived from it
+#   counted2  merge_counted2.cu: as counted, one counter update written as a select
+#   pdcc      pdcc's own meld of merge.cu (needs pdcc importable: python3 -m pragmadp)
+# bash bench/probes/meld_merge/run.sh OUTDIR   (ROUNDS="1 2" for two rounds, EXTRA="counted counted2")
 set -u
-out=${1:?}; cd "$(dirname "$0")/../../.."
+out=${1:?usage: run.sh OUTDIR}; cd "$(dirname "$0")/../../.."
 I="-I samples/common -I samples/meld_common -I samples/meld_merge"
 F="-arch=sm_90 -O3 -diag-suppress 20199"
-mkdir -p /tmp/mm
+mkdir -p /tmp/mm "$out"
 nvcc $F $I samples/meld_merge/merge.cu -o /tmp/mm/original &
 nvcc $F $I samples/meld_merge/merge_hand.cu -o /tmp/mm/hand &
 nvcc $F $I bench/probes/meld_merge/merge_counted.cu -o /tmp/mm/counted &
 nvcc $F $I bench/probes/meld_merge/merge_counted2.cu -o /tmp/mm/counted2 &
-nvcc $F $I bench/probes/meld_merge/merge_pdcc.cu -o /tmp/mm/pdcc &
+python3 -m pragmadp -q $F -I samples/common -I samples/meld_common samples/meld_merge/merge.cu -o /tmp/mm/pdcc &
 wait
 for run in 16 64 512 2048; do
   for round in ${ROUNDS:-1}; do
     for v in original hand ${EXTRA:-} pdcc; do
+      [ -x /tmp/mm/$v ] || { echo "run=$run $v: not built"; continue; }
       r=$(/tmp/mm/$v --size 16777216 --param $run --reps 5 | tail -1)
-      echo "run=$run round=$round $v $r" >>$out/merge.log
+      echo "run=$run round=$round $v $r" >>"$out/merge.log"
       python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(f'run={$run:5d} r$round {\"$v\":9s} {d[\"median_ms\"]:8.3f} ms correct={d[\"correct\"]}')" "$r"
     done
   done
