@@ -56,6 +56,16 @@ def assert_compiles(text: str, workdir: Path, name: str = "t.cu") -> None:
     assert compiled.returncode == 0, compiled.stderr
 
 
+def host_build_and_run(source: Path, workdir: Path) -> subprocess.CompletedProcess:
+    """Device code compiled as host C++ by g++ (tests/meld/shim.h stands in for the built-ins), then run:
+    the differential tests' way of checking per-thread semantics without a GPU."""
+    binary = workdir / source.stem
+    built = subprocess.run(["g++", "-std=c++17", "-O1", "-w", f"-I{ROOT / 'tests' / 'meld'}", str(source), "-o",
+                            str(binary)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    return subprocess.run([str(binary)], capture_output=True, text=True)
+
+
 def run_pdcc(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
     """pdcc as a user runs it: a separate process (this checkout first on the module path)."""
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import host_build_and_run
 from pragmadp import ir
 from pragmadp.analysis import alignment, counted_loop, ctype, writes
 from pragmadp.cgen import printer
@@ -40,10 +40,7 @@ def host_run(tmp_path: Path, original: str, melded: str, main: str) -> str:
     source = tmp_path / "k.cpp"
     source.write_text('#include "shim.h"\n#include <cstdio>\nnamespace original {\n' + original + "}\n"
                       "namespace melded {\n" + re.sub(r"^#line.*$", "", melded, flags=re.M) + "}\n" + main)
-    built = subprocess.run(["g++", "-std=c++17", "-O1", "-w", f"-I{Path(__file__).parent / 'meld'}", str(source), "-o",
-                            str(tmp_path / "k")], capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr
-    return subprocess.run([str(tmp_path / "k")], capture_output=True, text=True).stdout
+    return host_build_and_run(source, tmp_path).stdout
 
 
 _COMPARE = ("  for (int i = 0; i < 64; i++) if (a[i] != b[i]) { printf(\"thread %d: %d %d\\n\", i, a[i], b[i]); return 1; }\n"

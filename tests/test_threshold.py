@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from conftest import assert_compiles
+from conftest import assert_compiles, host_build_and_run
 from pragmadp.pipeline import transform
 from pragmadp.source import SourceFile
 
@@ -309,8 +307,5 @@ def test_the_trimmed_serial_loops_run_the_same_threads_as_the_full_ones(index: s
     source = tmp_path / "serial.cpp"
     source.write_text(f'#include "shim.h"\ninline uint3 make_uint3(unsigned x, unsigned y, unsigned z) {{ return {{x, y, z}}; }}\n'
                       f"#define BOUND {bound}\n" + _DRIVER % {"functions": re.sub(r"^#line.*$", "", functions, flags=re.M)})
-    built = subprocess.run(["g++", "-std=c++17", "-O1", "-w", f"-I{Path(__file__).parent / 'meld'}", str(source), "-o",
-                            str(tmp_path / "serial")], capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr
-    ran = subprocess.run([str(tmp_path / "serial")], capture_output=True, text=True)
+    ran = host_build_and_run(source, tmp_path)
     assert ran.returncode == 0 and ran.stdout == "same\n", ran.stdout
