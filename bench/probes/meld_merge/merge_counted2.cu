@@ -1,4 +1,4 @@
-// Probe: as merge_counted.cu, the counter updates as selects (i += ...), no inner guards.
+// Probe: pdcc's meld of merge.cu (one counted loop over the trip number), one counter update written as a select.
 #include "merge.cuh"
 
 __global__ void merge_runs(const int* in, int* out, long long n, int run) {

@@ -2,10 +2,9 @@
 # The merge sample's direction branch, melded four ways, timed on the GPU at several run lengths:
 #   original  samples/meld_merge/merge.cu, as nvcc -O3 builds it
 #   hand      samples/meld_merge/merge_hand.cu: one loop whose start, test and step are selects (not counted)
-#   counted   merge_counted.cu: one counted loop over the trip number, each side's counter derived from it
-#   counted2  merge_counted2.cu: as counted, one counter update written as a select
-#   pdcc      pdcc's own meld of merge.cu (needs pdcc importable: python3 -m pragmadp)
-# bash bench/probes/meld_merge/run.sh OUTDIR   (ROUNDS="1 2" for two rounds, EXTRA="counted counted2")
+#   pdcc      pdcc's own meld of merge.cu: one counted loop over the trip number, each side's counter derived from it
+#   counted2  merge_counted2.cu: as pdcc's, one counter update written as a select
+# bash bench/probes/meld_merge/run.sh OUTDIR   (ROUNDS="1 2" for two rounds, EXTRA=counted2)
 set -u
 out=${1:?usage: run.sh OUTDIR}; cd "$(dirname "$0")/../../.."
 I="-I samples/common -I samples/meld_common -I samples/meld_merge"
@@ -13,7 +12,6 @@ F="-arch=sm_90 -O3 -diag-suppress 20199"
 mkdir -p /tmp/mm "$out"
 nvcc $F $I samples/meld_merge/merge.cu -o /tmp/mm/original &
 nvcc $F $I samples/meld_merge/merge_hand.cu -o /tmp/mm/hand &
-nvcc $F $I bench/probes/meld_merge/merge_counted.cu -o /tmp/mm/counted &
 nvcc $F $I bench/probes/meld_merge/merge_counted2.cu -o /tmp/mm/counted2 &
 python3 -m pragmadp -q $F -I samples/common -I samples/meld_common samples/meld_merge/merge.cu -o /tmp/mm/pdcc &
 wait
