@@ -438,8 +438,10 @@ EXPLANATIONS: dict[str, str] = {
         The melding profitability of the if/else (the latency melding saves over that of both sides, in DARM's
         costs; at most 0.5) is below the site's threshold, PDCC_MELD_THRESHOLD_<site> (threshold(X) of the
         pragma, default 0.2), or no statements of the two sides could be melded at all. Two loops that step or
-        test differently (`++k` against `--k`) would meld into a loop whose step is a select, which nvcc no
-        longer unrolls, so their memory accesses count as saving nothing. The if/else is left as written;
+        test differently (`++k` against `--k`) meld into one counted loop over the trip number when both are
+        counted loops (a signed counter stepped by one against bounds that only writes naming them change,
+        trip counts of one name or a constant); otherwise they would meld into a loop whose step is a select,
+        which nvcc no longer unrolls, so their memory accesses count as saving nothing. The if/else is left as written;
         PDCC801 shows what was aligned. If measurements say melding pays here, lower the threshold with
         threshold(X) or `-DPDCC_MELD_THRESHOLD_<site>=X` on pdcc's command line (`pdcc tune` tries a threshold
         that melds and one that does not).""",
