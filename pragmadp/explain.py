@@ -348,7 +348,10 @@ EXPLANATIONS: dict[str, str] = {
         own (`kernel__pdcc_direct`, through the launch budget), whose own items still go to the queue; when
         the budget is spent the item stays in the queue's memory for the next level to run, and only when that
         is full too is it launched whatever the budget says, retried with back-off, so no work is lost. For a
-        wide recursion raise the pool (-DPDCC_POOL_BYTES_<site>=...) or the buffer.""",
+        wide recursion raise the pool (-DPDCC_POOL_BYTES_<site>=...) or the buffer. The queue and its level
+        counters are device variables, one set per recursion: two runs of the recursion at once (the host
+        launching it on two streams that overlap) would share them and mix their levels, so run them one
+        after the other, as with aggregated parents.""",
     "PDCC572": """\
         After the kernel launches itself, code that follows in the same thread reads something the launched
         grids write (the message names it and the launch). Consolidated, those grids' work runs in a later

@@ -475,6 +475,7 @@ def test_kernels_that_launch_each_other_are_consolidated_together():
     assert "a block per item" in applied[0].message and "a thread per item" in applied[1].message
     (storage,) = remarks(result, "PDCC571")
     assert "work queue of each of 'ping' and 'pong'" in storage.message
+    assert "two runs of it must not overlap" in storage.message
     text = result.text
     # One queue per kernel, each with its own record (pong's has the float); one consumer runs both.
     assert "pdcc::Record<int*, int>, PDCC_POOL_BYTES_ping_0, pdcc::kBlockGroups, PDCC_BUFFER_ping_0, true> pdcc_queue_ping" in text

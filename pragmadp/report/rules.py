@@ -255,7 +255,8 @@ CONSOLIDATE_STORAGE = Rule("PDCC571", "consolidate-storage", "Device memory rese
                            "work queue of {kernels}: {pool_macro} (= {pool_mib} MiB) reserved on the device, half for "
                            "the items of the level that runs, half for those it appends; a level keeps {per_level}; an "
                            "item past that is launched as a grid of its own, whose items the queue takes while its "
-                           "memory lasts")
+                           "memory lasts; the queue is one per recursion, so two runs of it must not overlap (the "
+                           "host's launches of the recursion on two streams at once)")
 CONSOLIDATE_POST_WORK = Rule("PDCC572", "consolidate-post-work",
                              "Work after a recursive launch reads what the launched grids write: without device "
                              "synchronization it cannot wait for them.",
