@@ -271,13 +271,22 @@ class If(Stmt):
 
 @dataclass
 class For(Stmt):
+    """`for (unsigned i = 0u; i < B; ++i)`; with a signed counter (a literal bound) it may also walk down,
+    `for (int i = B - 1; i >= 0; --i)`: two counted loops walking opposite ways meld into one."""
     var: str
     bound: Expr
     body: list[Stmt]
+    signed: bool = False
+    down: bool = False
 
     def lines(self, ind):
-        return ([f"{ind}for (unsigned {self.var} = 0u; {self.var} < {self.bound.render()}; ++{self.var}) {{"]
-                + block_lines(self.body, ind + "  ") + [f"{ind}}}"])
+        if not self.signed:
+            head = f"for (unsigned {self.var} = 0u; {self.var} < {self.bound.render()}; ++{self.var})"
+        elif self.down:
+            head = f"for (int {self.var} = {self.bound.render()} - 1; {self.var} >= 0; --{self.var})"
+        else:
+            head = f"for (int {self.var} = 0; {self.var} < {self.bound.render()}; ++{self.var})"
+        return [f"{ind}{head} {{"] + block_lines(self.body, ind + "  ") + [f"{ind}}}"]
 
 
 @dataclass
@@ -681,12 +690,15 @@ class Gen:
             inner.declare(U, var, assignable=False)
             inner.loop_depth += 1
             inner.in_loop = True
-            bound = Lit(f"{self.r.randint(1, 4)}u", U) if self.chance(0.7) else \
-                RawExpr(f"({self.pick(sc.of(U))} & 3u)", U)
+            signed = self.chance(0.3)
+            bound = Lit(str(self.r.randint(1, 4)), "int") if signed else \
+                Lit(f"{self.r.randint(1, 4)}u", U) if self.chance(0.7) else RawExpr(f"({self.pick(sc.of(U))} & 3u)", U)
             body = self.block(inner, depth + 1, self.r.randint(1, 3))
+            if signed:   # the counter's values must show in the output: a wrong one changes what is stored where
+                body.insert(0, Raw(f"B[((unsigned){var} * 7u + tid) & 63u] += (unsigned){var} + 1u;"))
             if self.chance(0.05):  # a jump that stays inside the side: no reason to refuse
                 body.append(If(self.inner_condition(inner), [Raw(self.pick(["break;", "continue;"]))]))
-            return For(var, bound, body)
+            return For(var, bound, body, signed, signed and self.chance(0.5))
         # while
         var = self.decl_name(sc, block_names, prefix="w")
         block_names.add(var)
@@ -831,8 +843,9 @@ class Gen:
             inner.in_loop = True
             bound = s.bound
             if isinstance(bound, Lit) and self.chance(rate / 2):
-                bound = Lit(f"{self.r.randint(1, 4)}u", U)
-            return For(s.var, bound, self.mutate_block(s.body, inner, depth + 1, rate))
+                bound = Lit(str(self.r.randint(1, 4)), "int") if s.signed else Lit(f"{self.r.randint(1, 4)}u", U)
+            down = not s.down if s.signed and self.chance(0.5) else s.down   # the other side may walk the other way
+            return For(s.var, bound, self.mutate_block(s.body, inner, depth + 1, rate), s.signed, down)
         if isinstance(s, While):
             inner = sc.child()
             inner.declare(U, s.var, assignable=False)
@@ -920,7 +933,8 @@ class Gen:
             at_other = min(at, len(site.els) if side is site.then else len(site.then))
             other_side = site.els if side is site.then else site.then
             if category == "mismatch-atomic":
-                odd = Raw(f"atomicAdd(&{arr}[{index_text(index)}], {value.render()});")
+                # the value as unsigned: a long literal (3000000000) would leave atomicAdd's type ambiguous
+                odd = Raw(f"atomicAdd(&{arr}[{index_text(index)}], (unsigned)({value.render()}));")
                 plain: Stmt = Store(arr, index, "+=", other)
             elif category == "mismatch-volatile":
                 odd = Raw(f"((volatile unsigned*){arr})[{index_text(index)}] = {value.render()};")
