@@ -22,7 +22,7 @@ from pragmadp.cgen import printer
 # trip count instead of a negative one.
 SIGNED_COUNTERS = frozenset({"int", "long", "long long", "signed", "long int", "long long int", "signed int"})
 _STEPS = {"++": 1, "p++": 1, "--": -1, "p--": -1}
-# the trip count of `k OP end` stepping by `step`, as (sign of end - start, constant added)
+# what the test `k OP end`, stepping by `step`, adds to the distance: `k <= end` runs end - start + 1 times
 _TESTS = {("<", 1): 0, ("<=", 1): 1, (">", -1): 0, (">=", -1): 1}
 _MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
