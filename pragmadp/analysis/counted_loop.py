@@ -24,7 +24,7 @@ SIGNED_COUNTERS = frozenset({"int", "long", "long long", "signed", "long int", "
 _STEPS = {"++": 1, "p++": 1, "--": -1, "p--": -1}
 # what the test `k OP end`, stepping by `step`, adds to the distance: `k <= end` runs end - start + 1 times
 _TESTS = {("<", 1): 0, ("<=", 1): 1, (">", -1): 0, (">=", -1): 1}
-_MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}   # `a < b` is `b > a`
 
 
 @dataclass(frozen=True)
@@ -110,12 +110,12 @@ def _step(step: c_ast.Node | None, counter: str) -> int | None:
 
 def _test(condition: c_ast.Node | None, counter: str) -> tuple[str, c_ast.Node] | None:
     """(`<`, end) for `k < end`, also written `end > k`."""
-    if not isinstance(condition, c_ast.BinaryOp) or condition.op not in _MIRRORED:
+    if not isinstance(condition, c_ast.BinaryOp) or condition.op not in MIRRORED:
         return None
     if _is(condition.left, counter) and not _mentions(condition.right, counter):
         return condition.op, condition.right
     if _is(condition.right, counter) and not _mentions(condition.left, counter):
-        return _MIRRORED[condition.op], condition.left
+        return MIRRORED[condition.op], condition.left
     return None
 
 

@@ -827,7 +827,7 @@ def _hint(node: c_ast.Node) -> str:
     return "value"
 
 
-_MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
+_MIRRORED = {**counted_loop.MIRRORED, "==": "==", "!=": "!="}
 _OPERATOR_WORDS = {">": "greater", "<": "less", ">=": "at_least", "<=": "at_most", "==": "equal", "!=": "differ",
                    "+": "sum", "-": "difference", "*": "product", "/": "quotient", "%": "remainder", "&": "bits",
                    "|": "bits", "^": "bits", "<<": "shifted", ">>": "shifted", "&&": "both", "||": "either"}
