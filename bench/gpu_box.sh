@@ -4,7 +4,9 @@
 #   bash bench/gpu_box.sh OUTDIR checks              GPU tests, launchability after device link, compute-sanitizer
 #   bash bench/gpu_box.sh OUTDIR bench [bench args]  e.g. --configs-from bench/results/2026-11-30-h200.json
 #   bash bench/gpu_box.sh OUTDIR meld [bench args]   the control-flow melding samples: tests/test_meld_samples.py
-#                                                     (GPU and CPU), then bench/run.py --only meld (about 4 min)
+#                                                     (GPU and CPU), the merge probe (bench/probes/meld_merge,
+#                                                     SKIP_PROBE=1 leaves it out), then bench/run.py --only meld
+#                                                     (about 5 min)
 #   bash bench/gpu_box.sh OUTDIR tune                    `pdcc tune` (issue 12) on spmv and bfs, threshold +
 #                                                     coarsen + block aggregation, about 4 min each: tune.tgz
 #   bash bench/gpu_box.sh OUTDIR recursion [bench args] consolidated recursions (issue 11): the recursion check
@@ -19,7 +21,7 @@
 # still writes what it has. SKIP_TESTS=1, SKIP_LAUNCHABLE=1, SKIP_SANITIZER=1 leave a step of `checks` out
 # (SKIP_TESTS=1 also the tests of `meld`; PYTEST_ARGS are added to the GPU tests' pytest). Writes to OUTDIR (few files: the device returns at most 8):
 # gpu-tests.log, launchable.log, sanitizer.log, or bench.log, results.md/json, comparison.md, ratios.png, or
-# meld-tests.log (recursion-tests.log), bench.log, results.md/json; and summary.txt last, also printed.
+# meld-tests.log and merge.log (recursion-tests.log), bench.log, results.md/json; and summary.txt last, also printed.
 set -uo pipefail
 usage="usage: bench/gpu_box.sh OUTDIR checks|bench|meld|recursion|tune|chaining [bench args...]"
 out=${1:?$usage}
@@ -129,6 +131,10 @@ if [ "$mode" = meld ]; then
     rc=$?
     note "meld tests (exit $rc): $(tail -1 "$out/meld-tests.log")"
     grep -E "^(FAILED|ERROR)" "$out/meld-tests.log" | head -20 | tee -a "$summary"
+  fi
+  if [ "${SKIP_PROBE:-0}" != 1 ]; then
+    echo "== merge melded four ways at runs of 16 to 2048 (bench/probes/meld_merge)"
+    within env EXTRA=counted2 bash bench/probes/meld_merge/run.sh "$out" | tee -a "$summary"
   fi
   echo "== meld benchmark"
   within python3 bench/run.py --out /tmp/pdcc-bench-meld --only meld "$@" >"$out/bench.log" 2>&1

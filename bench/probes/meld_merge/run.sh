@@ -19,9 +19,10 @@ for run in 16 64 512 2048; do
   for round in ${ROUNDS:-1}; do
     for v in original hand ${EXTRA:-} pdcc; do
       [ -x /tmp/mm/$v ] || { echo "run=$run $v: not built"; continue; }
-      r=$(/tmp/mm/$v --size 16777216 --param $run --reps 5 | tail -1)
+      r=$(/tmp/mm/$v --size 16777216 --param $run --reps 5 2>&1 | tail -1)
       echo "run=$run round=$round $v $r" >>"$out/merge.log"
-      python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(f'run={$run:5d} r$round {\"$v\":9s} {d[\"median_ms\"]:8.3f} ms correct={d[\"correct\"]}')" "$r"
+      python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(f'run={$run:5d} r$round {\"$v\":9s} {d[\"median_ms\"]:8.3f} ms correct={d[\"correct\"]}')" "$r" 2>/dev/null \
+        || echo "run=$run r$round $v: failed: $r"
     done
   done
 done
