@@ -302,6 +302,11 @@ def walk(item) -> Iterator:
             yield from walk(child)
 
 
+def mentions(item, name: str) -> bool:
+    """Whether a statement or expression reads or writes the name (outside the user's text kept as written)."""
+    return any(isinstance(node, c_ast.ID) and node.name == name for node in walk(item))
+
+
 def rename(item, old: str, new: str):
     """The statement with the name `old` renamed `new` (declarations and uses); KeptAsWritten when `old`
     appears in the user's text that pdcc keeps as written (a `Verbatim`), which it does not rename."""

@@ -10,7 +10,6 @@ their knobs, are printed where the context placed them. Clauses without a pass g
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -136,16 +135,13 @@ def _auto_meld_candidates(unit: Unit) -> list[Node]:
     return found
 
 
-_MELD_SITE = re.compile(r"// meld site \w+: profitability ")   # the comment meld.plan writes
-
-
 def _inside_meld_site(unit: Unit, node: Node) -> bool:
     """Inside a block an earlier run melded (it opens with `// meld site NAME: ...`): the user's ifs
     there were melded already, or guard what did not meld."""
     parent = node.parent
     while parent is not None:
         first = parent.named_children[0] if parent.type == "compound_statement" and parent.named_children else None
-        if first is not None and first.type == "comment" and _MELD_SITE.match(unit.text(first)):
+        if first is not None and first.type == "comment" and meld.SITE_COMMENT.match(unit.text(first)):
             return True
         parent = parent.parent
     return False

@@ -17,6 +17,8 @@ from pycparser import c_ast
 from pragmadp import ir
 from pragmadp.analysis import ctype
 from pragmadp.cgen import printer
+from pragmadp.directives import Value
+from pragmadp.source import Span
 
 # Signed counters only: with an unsigned one, `end - start` of a loop that does not run wraps to a huge
 # trip count instead of a negative one.
@@ -43,7 +45,8 @@ class Linear:
                       tuple(sorted((a, c) for a, c in terms.items() if c != 0)), {**self.atoms, **other.atoms})
 
     def times(self, factor: int) -> Linear:
-        return Linear(self.constant * factor, tuple((a, c * factor) for a, c in self.terms), self.atoms)
+        terms = tuple((a, c * factor) for a, c in self.terms) if factor else ()
+        return Linear(self.constant * factor, terms, self.atoms)
 
     def expression(self) -> c_ast.Node | None:
         """The form as C when it is one atom, or a constant that an `int` holds (every counter type here
@@ -112,9 +115,9 @@ def _test(condition: c_ast.Node | None, counter: str) -> tuple[str, c_ast.Node] 
     """(`<`, end) for `k < end`, also written `end > k`."""
     if not isinstance(condition, c_ast.BinaryOp) or condition.op not in MIRRORED:
         return None
-    if _is(condition.left, counter) and not _mentions(condition.right, counter):
+    if _is(condition.left, counter) and not ir.mentions(condition.right, counter):
         return condition.op, condition.right
-    if _is(condition.right, counter) and not _mentions(condition.left, counter):
+    if _is(condition.right, counter) and not ir.mentions(condition.left, counter):
         return MIRRORED[condition.op], condition.left
     return None
 
@@ -135,7 +138,7 @@ def _linear(expr: c_ast.Node) -> Linear | None:
             factor = _integer(number) if isinstance(number, c_ast.Constant) else None
             inner = _linear(other) if factor is not None else None
             if inner is not None and factor is not None:
-                return inner.times(factor).plus(Linear())
+                return inner.times(factor)
     if all(isinstance(n, (c_ast.ID, c_ast.Constant, c_ast.BinaryOp, c_ast.UnaryOp)) for n in ir.expression_nodes(expr)) \
             and not any(isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "*", "&")
                         for n in ir.expression_nodes(expr)):
@@ -145,12 +148,8 @@ def _linear(expr: c_ast.Node) -> Linear | None:
 
 
 def _integer(constant: c_ast.Constant) -> int | None:
-    text = constant.value.rstrip("uUlL").lower()
-    base = 16 if text.startswith("0x") else 8 if len(text) > 1 and text.startswith("0") else 10
-    try:
-        return int(text, base)
-    except ValueError:   # a floating, character or string literal
-        return None
+    value = Value(constant.value, Span(0, 0)).number()   # the pragma language's reading of a C literal
+    return value if isinstance(value, int) else None
 
 
 def _written(body: ir.Stmt) -> set[str]:
@@ -179,6 +178,3 @@ def _identifiers(text: str) -> list[str]:
 def _is(node: c_ast.Node, name: str) -> bool:
     return isinstance(node, c_ast.ID) and node.name == name
 
-
-def _mentions(node: c_ast.Node, name: str) -> bool:
-    return any(isinstance(n, c_ast.ID) and n.name == name for n in ir.expression_nodes(node))

@@ -58,6 +58,7 @@ _BARRIERS = {"__syncthreads", "__syncwarp", "__syncthreads_count", "__syncthread
 _WARP = re.compile(r"^__(shfl|ballot|any|all|activemask|match|reduce|vote)")
 _COOPERATIVE = re.compile(r"cooperative_groups|\bcg::|this_thread_block|tiled_partition|this_grid|coalesced_threads")
 _LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
+SITE_COMMENT = re.compile(r"// meld site \w+: profitability ")   # the comment opening a melded block (plan)
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def plan(site: MeldSite, context: Context) -> Applied | Missed:
         return Missed((_remark(context, site, Kind.MISSED, rules.MELD_TOO_SHORT, unit.span(condition),
                                then_cost=short_sides[0], else_cost=short_sides[1]),))
     melder = Melder(unit.analysis(ctype.of_function, site.function.node), _names(unit, site.function),
-                    writes.stable_names(unit, site.function.node))
+                    unit.analysis(writes.stable_names, site.function.node))
     try:
         melded = melder.region(lifted)
     except Refused as refusal:
