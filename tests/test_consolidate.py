@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, assert_compiles
+from conftest import ROOT, assert_compiles, host_build_and_run
 from pragmadp.pipeline import transform
 from pragmadp.report.remarks import PdccError
 from pragmadp.source import SourceFile
@@ -484,8 +486,8 @@ def test_kernels_that_launch_each_other_are_consolidated_together():
     assert "pdcc_queue_ping.append(pdcc_level, ping__pdcc_direct, pdcc_grid, pdcc_block, x, n - 1);" in text
     consumer = text[text.index("void __launch_bounds__(1024) ping__pdcc_level(pdcc::Level pdcc_level)\n{"):]
     assert consumer.splitlines()[3:6] == [
-        "    pdcc_queue_ping.run_level(pdcc_level, ping__pdcc_item);",
-        "    pdcc_queue_pong.run_level(pdcc_level, pong__pdcc_item);",
+        "    pdcc_queue_ping.run_level(pdcc_level, ping__pdcc_item, pdcc::EveryThread());",
+        "    pdcc_queue_pong.run_level(pdcc_level, pong__pdcc_item, pdcc::EveryThread());",
         "    if (!pdcc_queue_ping.next_level(pdcc_level, PDCC_THREADS_ping_0, PDCC_BLOCKS_ping_0, "
         "pdcc::level_launch(ping__pdcc_level), pdcc_queue_pong)) return;"]
     assert "pong__pdcc_level" not in text  # no second consumer
@@ -564,6 +566,132 @@ def test_pdcc_adds_no_shared_memory_to_a_consolidated_kernel(floats: int, links:
     if not links:
         assert "uses too much shared data" in linked.stderr
 
+
+
+# --- items run packed: only the threads before the child's guard (analysis/thread_guard.item_guard) --------
+
+GUARDED = """\
+__global__ void walk(const int* child_ptr, int* depth, int node) {
+  OPENING
+  depth[node] += 1;
+  int n = child_ptr[node + 1] - child_ptr[node];
+  if (n > 0) {
+    #pragma dp consldt(block)
+    walk<<<CONFIG>>>(child_ptr, depth, node + 1);
+  }
+}
+"""
+_INDEX = "int i = blockIdx.x * blockDim.x + threadIdx.x;"
+
+
+def guarded(opening: str, config: str = "(n + 127) / 128, 128"):
+    return run("__device__ int load(const int* p) { return *p; }\n__device__ int global_node;\n" +
+               GUARDED.replace("OPENING", opening).replace("CONFIG", config))
+
+
+@pytest.mark.parametrize("opening, live", [
+    (f"{_INDEX}\n  int first = child_ptr[node];\n  if (i >= child_ptr[node + 1] - first) return;",
+     "int first = child_ptr[node];\n  const auto pdcc_bound = child_ptr[node + 1] - first;\n"
+     "  pdcc_threads = pdcc::threads_before(pdcc_threads, [&](int i) { return i >= pdcc_bound; });"),
+    ("const unsigned i = threadIdx.x + blockDim.x * blockIdx.x; const auto first = child_ptr[node], last = "
+     "child_ptr[node + 1];\n  if ((last - first) <= i) { return; }",
+     "const auto pdcc_bound = last - first;\n"
+     "  pdcc_threads = pdcc::threads_before(pdcc_threads, [&](unsigned i) { return (pdcc_bound) <= i; });"),
+    ("long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= (long long)child_ptr[node + 1] - "
+     "*(child_ptr + node) + sizeof(int) - 4) return;",
+     "pdcc_threads = pdcc::threads_before(pdcc_threads, [&](long long i) { return i >= pdcc_bound; });"),
+])
+def test_a_child_whose_guard_reads_memory_runs_only_the_threads_before_it(opening: str, live: str):
+    text = guarded(opening).text
+    function = text[text.index("static __device__ void walk__pdcc_live(unsigned long long& pdcc_threads, "
+                               "const int* child_ptr, int* depth, int node) {"):]
+    assert live in function[:function.index("\n}\n")]
+    assert "pdcc_queue_walk.run_level(pdcc_level, walk__pdcc_item, walk__pdcc_live, child_ptr, depth);" in text
+
+
+@pytest.mark.parametrize("opening", [
+    f"{_INDEX} int first = load(child_ptr + node); if (i >= child_ptr[node + 1] - first) return;",  # a call
+    f"{_INDEX} int first = child_ptr[node]++; if (i >= child_ptr[node + 1] - first) return;",   # a write
+    f"{_INDEX} if (i >= (depth[0] = 3)) return;",
+    f"{_INDEX} int first = child_ptr[node] + threadIdx.x; if (i >= first) return;",  # differs by thread
+    f"{_INDEX} int j = i; if (i >= child_ptr[node]) return;",
+    f"{_INDEX} int first = child_ptr[global_node]; if (i >= first) return;",  # a name not of the kernel
+    f"{_INDEX} volatile int first = child_ptr[node]; if (i >= first) return;",
+    f"{_INDEX} depth[0] = 1; if (i >= child_ptr[node]) return;",  # a statement before the guard
+    f"{_INDEX} if (i >= child_ptr[node]) return; else depth[0] = 1;",
+    f"{_INDEX} if ((unsigned)i >= child_ptr[node]) return;",  # the index cast
+    f"{_INDEX} if (i > child_ptr[node]) return;",
+    "int i = blockIdx.x * blockDim.x + threadIdx.y; if (i >= child_ptr[node]) return;",
+])
+def test_other_openings_run_every_thread_of_an_item(opening: str):
+    text = guarded(opening).text
+    assert "__pdcc_live" not in text
+    assert "pdcc_queue_walk.run_level(pdcc_level, walk__pdcc_item, pdcc::EveryThread(), child_ptr, depth);" in text
+
+
+def test_items_run_a_thread_each_or_as_launched_are_not_trimmed():
+    opening = f"{_INDEX} if (i >= child_ptr[node]) return;"
+    assert "__pdcc_live" not in guarded(opening, "1, 1").text
+    as_launched = guarded(opening + " __shared__ int tile[4]; tile[0] = i;")
+    assert "block by block" in remarks(as_launched, "PDCC570")[0].message and "__pdcc_live" not in as_launched.text
+
+
+_LIVE_DRIVER = r"""
+#include <cstdio>
+%(threads_before)s
+%(live)s
+int main() {
+  unsigned seed = 11;
+  auto next = [&](unsigned m) { seed = seed * 1103515245u + 12345u; return (seed >> 8) %% m; };
+  for (int round = 0; round < 3000; ++round) {
+    BOUND lim[2];
+    lim[0] = (BOUND)(next(8));
+    lim[1] = lim[0] + (BOUND)((long long)next(330) - 30) + (BOUND)(next(2) ? 0.5 : 0.0);
+    unsigned long long threads = next(5) == 0 ? 0ull : 1ull + next(300), live = threads;
+    walk__pdcc_live(live, lim, 1, nullptr);
+    for (unsigned long long t = 0; t < threads; ++t) {
+      INDEX i = (INDEX)t;
+      const BOUND base = lim[0];
+      if ((TEST) != (t >= live)) {
+        std::printf("round %%d: %%llu threads, bound %%g: the live ones end at %%llu, thread %%llu differs\n", round,
+                    threads, (double)(lim[1] - lim[0]), live, t);
+        return 1;
+      }
+    }
+  }
+  std::printf("same\n");
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not on PATH")
+@pytest.mark.parametrize("index, bound, test", [("int", "int", "i >= lim[node] - base"),
+                                                ("unsigned", "int", "i >= lim[node] - base"),
+                                                ("int", "unsigned", "lim[node] - base <= i"),
+                                                ("long long", "float", "i >= lim[node] - base"),
+                                                ("size_t", "long long", "(lim[node] - base) <= i"),
+                                                ("int", "double", "i >= lim[node] - base")])
+def test_an_items_live_threads_are_those_its_guard_lets_through(index: str, bound: str, test: str, tmp_path: Path):
+    """walk__pdcc_live and pdcc::threads_before (cut from the runtime header), compiled as host C++, against
+    the guard evaluated thread by thread, on random bounds and launches (negative bounds too: against an
+    unsigned index they turn no thread away; fractional ones against an integer index)."""
+    child = (f"__global__ void walk(const {bound}* lim, int node, int* hits) {{\n  {index} i = blockIdx.x * "
+             f"blockDim.x + threadIdx.x;\n  const {bound} base = lim[0];\n  if ({test}) return;\n  hits[i] += 1;\n"
+             "  if (node > 0) {\n    #pragma dp consldt(block)\n    walk<<<(node + 127) / 128, 128>>>(lim, node - 1, hits);\n"
+             "  }\n}\n")
+    text = run(child).text
+    start = text.index("// pdcc: the threads of an item of 'walk'")
+    live = re.sub(r"^#line.*$", "", text[start:text.index("\n}\n", start) + 3], flags=re.M)
+    header = (ROOT / "pragmadp" / "runtime" / "pdcc_rt.cuh").read_text()
+    first = header.index("template <typename TurnedAway>")
+    threads_before = header[first:header.index("\n}\n", first) + 3]
+    source = tmp_path / "live.cpp"
+    source.write_text(f'#include "shim.h"\nnamespace pdcc {{\n{threads_before}}}\n#define INDEX {index}\n'
+                      f"#define BOUND {bound}\n#define TEST {test.replace('node', '1')}\n" +
+                      _LIVE_DRIVER % {"threads_before": "", "live": live})
+    ran = host_build_and_run(source, tmp_path)
+    assert ran.returncode == 0 and ran.stdout == "same\n", ran.stdout
 
 
 def test_a_recursion_through_a_device_function_is_left_as_written_and_says_where_consldt_works():

@@ -1,4 +1,4 @@
-"""Which threads of a child kernel return at once? (for the serial version's loops)
+"""Which threads of a child kernel return at once? (for the serial version's loops, and consolidated items)
 
 A child launched on a ceiling-divided grid usually opens with
 
@@ -19,6 +19,12 @@ parameter of the child, taken by value. Nothing runs before the guard, so the
 threads it turns away have no effect at all. The serial version keeps the guard's own types (the index's
 declared type, the parameter's), and trims only launches of at most 2^31 - 1 threads in x, where the
 index cannot wrap.
+
+A consolidated item (transforms/consolidate.py) is run by a consumer block, not launched: its threads past
+the bound would take lanes of the block for nothing. `item_guard` also recognises a bound read from memory,
+with declarations before it that only read (`int first = child_ptr[node]; if (i >= child_ptr[node + 1] -
+first) return;`): the consumer evaluates them once per item (as if every thread of the item had read them
+at that moment, which the launched grid allows too) and runs only the threads before the bound.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import re
 from dataclasses import dataclass
 
 from pragmadp import ir
-from pragmadp.cuda.frontend import Node, Unit
+from pragmadp.cuda.frontend import Node, Unit, walk
 
 _INTEGERS = re.compile(r"^(?:(?:signed|unsigned)\s+)?(?:int|long|long\s+int|long\s+long|long\s+long\s+int)$|"
                        r"^(?:signed|unsigned)$|^(?:std::)?(?:size_t|ptrdiff_t|u?int(?:32|64)_t)$")
@@ -60,6 +66,91 @@ def _guard(unit: Unit, body: Node, parameters: tuple[ir.Parameter, ...]) -> Guar
                                 for p in parameters):
         return None
     return Guard(index_type, bound)
+
+
+@dataclass(frozen=True)
+class ItemGuard:
+    """A child that opens `T i = <global x index>;`, then declarations that only read (`prologue`), then
+    `if (i >= B) return;` (`test`, with `bound` B): the threads past the bound only read, so a consolidated
+    item evaluates the prologue and B once and runs only the threads before B."""
+
+    index: str
+    index_type: str
+    prologue: tuple[Node, ...]
+    test: Node
+    bound: Node
+
+
+def item_guard(unit: Unit, body: Node, parameters: tuple[ir.Parameter, ...]) -> ItemGuard | None:
+    """The guard a consolidated child's body opens with, or None; computed once per child.
+
+    Unlike the serial version's guard, B may be any expression that only reads (no call, assignment or
+    increment) the parameters and the prologue's names, and the prologue may declare such names: a child
+    launched per node of a graph usually bounds its threads by `row_ptr[v + 1] - row_ptr[v]`."""
+    return unit.analysis(_item_guard, body, parameters)
+
+
+def _item_guard(unit: Unit, body: Node, parameters: tuple[ir.Parameter, ...]) -> ItemGuard | None:
+    statements = [n for n in body.named_children if n.type != "comment"]
+    declared = _index_declaration(unit, statements[0]) if statements and statements[0].type == "declaration" else None
+    if declared is None:
+        return None
+    index, index_type = declared
+    readable = {p.name for p in parameters}
+    prologue = []
+    for statement in statements[1:]:
+        if statement.type == "if_statement":
+            test = _compared(unit, statement, index)
+            if test is None or not _only_reads(unit, test[1], readable):
+                return None
+            return ItemGuard(index, index_type, tuple(prologue), test[0], test[1])
+        names = _reading_declaration(unit, statement, readable)
+        if names is None:
+            return None
+        readable |= names
+        prologue.append(statement)
+    return None
+
+
+# What an expression that only reads may be made of: names and literals, operators without side effects,
+# subscripts, members, casts and sizeof (and their types).
+_READING = {"identifier", "number_literal", "char_literal", "true", "false", "null", "nullptr",
+            "parenthesized_expression", "binary_expression", "unary_expression", "pointer_expression",
+            "subscript_expression", "subscript_argument_list", "field_expression", "field_identifier",
+            "conditional_expression", "cast_expression", "sizeof_expression", "type_descriptor",
+            "abstract_pointer_declarator", *_TYPE_PARTS}
+
+
+def _only_reads(unit: Unit, expression: Node, readable: set[str]) -> bool:
+    """Whether the expression reads only `readable` names (the parameters and the prologue's), and changes
+    nothing: no call, assignment or increment (`_READING`)."""
+    for node in walk(expression):
+        if not node.is_named:
+            continue
+        if node.type not in _READING:
+            return False
+        if node.type == "identifier" and unit.text(node) not in readable:
+            return False
+    return True
+
+
+def _reading_declaration(unit: Unit, declaration: Node, readable: set[str]) -> set[str] | None:
+    """The names a prologue declaration (`const int first = row_ptr[v];`) declares, each initialised by an
+    expression that only reads; None for anything else (static, volatile, arrays, no initialiser)."""
+    if declaration.type != "declaration":
+        return None
+    names: set[str] = set()
+    for part in declaration.named_children:
+        if part.type in _TYPE_PARTS or part.type == "placeholder_type_specifier":
+            if unit.text(part) == "volatile":
+                return None
+            continue
+        name, value = part.child_by_field_name("declarator"), part.child_by_field_name("value")
+        if part.type != "init_declarator" or name is None or name.type != "identifier" or value is None \
+                or not _only_reads(unit, value, readable | names):
+            return None
+        names.add(unit.text(name))
+    return names or None
 
 
 def _index_declaration(unit: Unit, declaration: Node) -> tuple[str, str] | None:
@@ -95,6 +186,14 @@ def _operands(unit: Unit, node: Node) -> list[Node]:
 def _turned_away(unit: Unit, statement: Node, index: str) -> str | None:
     """P of `if (index >= P) return;` or `if (P <= index) return;` (no else), else None. The operands may
     be parenthesised but not cast: a cast changes the comparison the serial loops would have to repeat."""
+    compared = _compared(unit, statement, index)
+    bound = compared[1] if compared is not None else None
+    return unit.text(bound) if bound is not None and bound.type == "identifier" else None
+
+
+def _compared(unit: Unit, statement: Node, index: str) -> tuple[Node, Node] | None:
+    """(the comparison, B) of `if (index >= B) return;` or `if (B <= index) return;` (no else; the index
+    uncast, both sides may be parenthesised), else None."""
     if statement.child_by_field_name("alternative") is not None:
         return None
     condition = statement.child_by_field_name("condition")
@@ -105,13 +204,13 @@ def _turned_away(unit: Unit, statement: Node, index: str) -> str | None:
     if tested is None or tested.type != "binary_expression":
         return None
     left, right = (_parenthesised(tested.child_by_field_name(side)) for side in ("left", "right"))
-    if left is None or right is None or left.type != "identifier" or right.type != "identifier":
+    if left is None or right is None:
         return None
     operator = _operator(unit, tested)
-    if operator == ">=" and unit.text(left) == index:
-        return unit.text(right)
-    if operator == "<=" and unit.text(right) == index:
-        return unit.text(left)
+    if operator == ">=" and left.type == "identifier" and unit.text(left) == index:
+        return tested, right
+    if operator == "<=" and right.type == "identifier" and unit.text(right) == index:
+        return tested, left
     return None
 
 

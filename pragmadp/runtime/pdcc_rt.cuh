@@ -195,30 +195,40 @@ __device__ unsigned warp_scan_records(const Record* records, unsigned* ends, uns
   return carry;
 }
 
+// Inclusive prefix sum over the threads of the block in linear order (every thread calls it); *total gets the
+// block's sum. scratch holds 33 unsigned; the caller synchronises the block before using scratch again.
+__device__ __forceinline__ unsigned block_inclusive_scan(unsigned value, unsigned* scratch, unsigned* total) {
+  const unsigned me = linear_thread(), lane = me & 31u, warp = me >> 5;
+  const unsigned warps = (block_threads() + 31u) / 32u, mask = warp_lanes();
+  unsigned sum = warp_inclusive_scan(value, mask);
+  if (lane == 31u - __clz(mask)) scratch[warp] = sum;
+  __syncthreads();
+  if (warp == 0) {  // warp 0 may be partial in a block of fewer than 32 threads
+    const unsigned all = lane < warps ? scratch[lane] : 0u;
+    const unsigned scanned = warp_inclusive_scan(all, mask);
+    if (lane < warps) scratch[lane] = scanned - all;  // exclusive: what the warps before add
+    if (lane == warps - 1u) scratch[32] = scanned;
+  }
+  __syncthreads();
+  *total = scratch[32];
+  return sum + scratch[warp];
+}
+
 // The same for a whole block (every thread of the block calls it); scratch holds 33 unsigned.
 template <typename Record>
 __device__ unsigned block_scan_records(const Record* records, unsigned* ends, unsigned count, unsigned coarsen,
                                        unsigned* scratch, unsigned* max_threads) {
-  const unsigned me = linear_thread(), threads = block_threads(), lane = me & 31u, warp = me >> 5;
-  const unsigned warps = (threads + 31u) / 32u, mask = warp_lanes();
+  const unsigned me = linear_thread(), threads = block_threads(), lane = me & 31u;
+  const unsigned mask = warp_lanes();
   unsigned carry = 0, widest = 0;
   for (unsigned start = 0; start < count; start += threads) {
     const unsigned i = start + me;
     const unsigned blocks = i < count ? record_blocks(records[i], coarsen) : 0u;
     if (i < count && record_threads(records[i]) > widest) widest = record_threads(records[i]);
-    unsigned sum = warp_inclusive_scan(blocks, mask);
-    if (lane == 31u - __clz(mask)) scratch[warp] = sum;
-    __syncthreads();
-    if (warp == 0) {  // warp 0 may be partial in a block of fewer than 32 threads
-      const unsigned total = lane < warps ? scratch[lane] : 0u;
-      const unsigned scanned = warp_inclusive_scan(total, mask);
-      if (lane < warps) scratch[lane] = scanned - total;  // exclusive: what the warps before add
-      if (lane == warps - 1u) scratch[32] = scanned;
-    }
-    __syncthreads();
-    sum += scratch[warp] + carry;
+    unsigned round;
+    const unsigned sum = block_inclusive_scan(blocks, scratch, &round) + carry;
     if (i < count) ends[i] = sum;
-    carry += scratch[32];
+    carry += round;
     __threadfence();   // the ends this thread wrote, before the launch that reads them
     __syncthreads();
   }
@@ -713,19 +723,107 @@ __device__ __forceinline__ uint3 unflatten_wide(unsigned long long index, dim3 e
   return make_uint3((unsigned)(index % extent.x), (unsigned)(index / extent.x % extent.y), (unsigned)(index / plane));
 }
 
-// Every thread of an item's launch, `first`, `first + stride`, ... of its grid x block threads in the
-// hardware's order: `item(level, block, thread, grid, blockDim, the child's arguments...)`, the child's body.
+// Thread k of an item's launch, its grid x block threads in the hardware's order: `item(level, block,
+// thread, grid, blockDim, the child's arguments...)`, the child's body. (Index: the type k is divided in.)
+template <typename Index, typename Record, typename Item, typename... Once>
+__device__ __forceinline__ void run_thread(const Level& level, const Record& r, Index k, Item item, const Once&... once) {
+  const unsigned threads = record_threads(r);
+  const uint3 block = unflatten_wide(k / threads, r.grid), thread = unflatten((unsigned)(k % threads), r.block);
+  pdcc::call_with_arguments([&](const auto&... arguments) { item(level, block, thread, r.grid, r.block, arguments...); },
+                            r, once...);
+}
+
+// Threads `first`, `first + stride`, ... of the first `count` of an item's launch.
 template <typename Record, typename Item, typename... Once>
-__device__ __forceinline__ void run_item(const Level& level, const Record& r, unsigned first, unsigned stride, Item item,
-                                         const Once&... once) {
-  const unsigned long long threads = record_threads(r);
-  const unsigned long long total = (unsigned long long)r.grid.x * r.grid.y * r.grid.z * threads;
-  for (unsigned long long k = first; k < total; k += stride) {
-    const uint3 block = unflatten_wide(k / threads, r.grid), thread = unflatten((unsigned)(k % threads), r.block);
-    pdcc::call_with_arguments([&](const auto&... arguments) { item(level, block, thread, r.grid, r.block, arguments...); },
-                              r, once...);
+__device__ __forceinline__ void run_item(const Level& level, const Record& r, unsigned long long count, unsigned first,
+                                         unsigned stride, Item item, const Once&... once) {
+  for (unsigned long long k = first; k < count; k += stride) pdcc::run_thread(level, r, k, item, once...);
+}
+
+// The threads of an item the consumer runs. `EveryThread`: all of its launch. For a child that opens by
+// turning away the threads past an x bound, pdcc writes `child__pdcc_live(threads, arguments...)`, which
+// leaves in `threads` those before the bound (pdcc::threads_before): the others would return at once.
+struct EveryThread {
+  template <typename... Arguments>
+  __device__ void operator()(unsigned long long&, const Arguments&...) const {}
+};
+
+template <typename Record, typename Live, typename... Once>
+__device__ __forceinline__ unsigned long long live_threads(const Record& r, Live live, const Once&... once) {
+  unsigned long long threads = (unsigned long long)r.grid.x * r.grid.y * r.grid.z * record_threads(r);
+  if ((r.grid.y | r.grid.z | r.block.y | r.block.z) == 1u)  // the guard turns away rows in x: one row here
+    pdcc::call_with_arguments([&](const auto&... arguments) { live(threads, arguments...); }, r, once...);
+  return threads;
+}
+
+// How many of the x indices 0, 1, ..., threads - 1 `turned_away(i)` (the child's guard with its own index
+// type and comparison, its bound evaluated once) lets through. The comparison turns away more indices as they
+// grow, so the first one it turns away is found by bisection. A launch of more than 2^31 - 1 threads in x,
+// whose index may wrap, is run whole.
+template <typename TurnedAway>
+__device__ unsigned long long threads_before(unsigned long long threads, TurnedAway turned_away) {
+  if (threads == 0ull || threads > 0x7fffffffull || !turned_away(threads - 1ull)) return threads;
+  if (turned_away(0ull)) return 0ull;
+  unsigned long long through = 0ull, away = threads - 1ull;
+  while (away - through > 1ull) {
+    const unsigned long long middle = through + (away - through) / 2ull;
+    if (turned_away(middle)) away = middle; else through = middle;
+  }
+  return away;
+}
+
+// A level's items run by consumer blocks packed together: each block takes `per_block` items at a time
+// (items_per_block), finds how many threads each one runs (`live`), and its threads run those of them all,
+// one after another in one prefix sum, so that items of a few threads fill the block's warps. An item of
+// more than kPackedThreads threads is run by the whole block after the others. The items' threads need not
+// run together: only kernels whose threads neither synchronise nor share are consolidated so.
+constexpr unsigned kPackedThreads = 1u << 21;  // (times up to 1024 items: the prefix sum fits 32 bits)
+
+// Blocks of `threads` threads that fill the GPU PDCC_CONSUMER_WAVES times over (2048 threads per SM; a
+// heuristic: it decides how items are spread over blocks, never which run).
+#ifndef PDCC_CONSUMER_WAVES
+#define PDCC_CONSUMER_WAVES 2u
+#endif
+
+__device__ __forceinline__ unsigned long long items_per_block(unsigned long long items, unsigned long long blocks,
+                                                               unsigned threads) {
+  const unsigned long long share = (items + blocks - 1ull) / blocks;
+  return share < 1ull ? 1ull : share < threads ? share : threads;
+}
+
+template <typename Record, typename Item, typename Live, typename... Once>
+__device__ void run_packed(std::true_type, const Level& level, const Record* run, unsigned long long stored, Item item,
+                           Live live, const Once&... once) {
+  __shared__ unsigned ends[1024], scratch[33], alone[32];  // ends: inclusive prefix sum of the items' threads
+  const unsigned me = threadIdx.x, threads = blockDim.x;
+  const unsigned long long per_block = items_per_block(stored, gridDim.x, threads);
+  for (unsigned long long first = blockIdx.x * per_block; first < stored; first += gridDim.x * per_block) {
+    const unsigned count = (unsigned)(stored - first < per_block ? stored - first : per_block);
+    const unsigned long long mine = me < count ? pdcc::live_threads(run[first + me], live, once...) : 0ull;
+    const bool big = mine > kPackedThreads;
+    const unsigned lanes_big = __ballot_sync(warp_lanes(), big);
+    if ((me & 31u) == 0u) alone[me >> 5] = lanes_big;
+    unsigned total;
+    const unsigned end = block_inclusive_scan(big ? 0u : (unsigned)mine, scratch, &total);
+    if (me < count) ends[me] = end;
+    const bool any_big = __syncthreads_or(big);  // and every end written
+    for (unsigned k = me; k < total; k += threads) {
+      const unsigned i = find_record(ends, count, k);
+      pdcc::run_thread(level, run[first + i], k - (i ? ends[i - 1] : 0u), item, once...);
+    }
+    for (unsigned i = 0; any_big && i < count; ++i)
+      if (alone[i >> 5] >> (i & 31u) & 1u) {
+        const Record& r = run[first + i];
+        pdcc::run_item(level, r, pdcc::live_threads(r, live, once...), me, threads, item, once...);
+      }
+    __syncthreads();  // before the next items' ends
   }
 }
+
+// Not instantiated for consumers of items run a thread per item or as launched: no shared memory of pdcc's
+// in those (the items' own may take all there is).
+template <typename Record, typename Item, typename Live, typename... Once>
+__device__ void run_packed(std::false_type, const Level&, const Record*, unsigned long long, Item, Live, const Once&...) {}
 
 // A grid of one item, launched on its own (counted by the caller): `kernel<<<grid, block>>>(level, arguments...)`, retried with
 // doubling back-off while the pending-launch pool drains; past kLaunchRetryLimitNs per wait __trap()
@@ -900,15 +998,15 @@ struct WorkQueue {
 
   // The consumer of a level: every item of its queue through `item` (the child's body), `once...` the
   // arguments the items share. A consumer thread runs a whole item, or a consumer block does.
-  template <typename Item, typename... Once>
-  __device__ void run_level(const Level& level, Item item, const Once&... once) {
+  template <typename Item, typename Live, typename... Once>
+  __device__ void run_level(const Level& level, Item item, Live live, const Once&... once) {
     const unsigned parity = level.index & 1u;
     const unsigned long long stored = count[parity] < kItems ? count[parity] : kItems;
     const Record* run = items(parity);
     if (ThreadPerItem) {
       for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < stored;
            i += (unsigned long long)gridDim.x * blockDim.x)
-        pdcc::run_item(level, run[i], 0u, 1u, item, once...);
+        pdcc::run_item(level, run[i], pdcc::live_threads(run[i], live, once...), 0u, 1u, item, once...);
     } else if (AsLaunched) {
       for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x) {
         const Record& r = run[i];
@@ -920,8 +1018,8 @@ struct WorkQueue {
         __syncthreads();  // the block's next slot reuses this one's shared memory
       }
     } else {
-      for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x)
-        pdcc::run_item(level, run[i], threadIdx.x, blockDim.x, item, once...);
+      pdcc::run_packed(std::integral_constant<bool, !ThreadPerItem && !AsLaunched>(), level, run, stored, item, live,
+                       once...);
     }
   }
 
@@ -938,7 +1036,12 @@ struct WorkQueue {
   }
   __device__ unsigned long long blocks_wanted(unsigned index, unsigned threads) const {
     const unsigned long long stored = appended(index) < kItems ? appended(index) : kItems;
-    return ThreadPerItem ? (stored + threads - 1u) / threads : stored;
+    if (ThreadPerItem) return (stored + threads - 1u) / threads;
+    if (AsLaunched) return stored;
+    const unsigned long long fill = (unsigned long long)resident_blocks() * PDCC_CONSUMER_WAVES *
+                                    (threads < 2048u ? 2048u / threads : 1u);
+    const unsigned long long per_block = items_per_block(stored, fill, threads);
+    return (stored + per_block - 1ull) / per_block;
   }
   // Empties the queue level `index` ran: it takes the level after next.
   __device__ void level_ran(unsigned index) { count[index & 1u] = groups[index & 1u] = direct[index & 1u] = 0ull; }

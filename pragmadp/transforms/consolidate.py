@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from pragmadp import ir
-from pragmadp.analysis import ctype, divergence, writes
+from pragmadp.analysis import ctype, divergence, thread_guard, writes
 from pragmadp.cgen import printer, templates
 from pragmadp.cuda.frontend import (Function, Node, Site, Unit, declared_name, declared_names, kernel_call_syntax,
                                     required, walk)
@@ -96,7 +96,7 @@ _WRAPPER = """\
   {body};
   {done};
 }"""
-_RUN_LEVEL = "{queue}.run_level(pdcc_level, {item}, {once});"
+_RUN_LEVEL = "{queue}.run_level(pdcc_level, {item}, {live}, {once});"
 _CONSUMER = """\
 {
   for (;;) {
@@ -825,7 +825,9 @@ def _build(context: Context, recursion: Recursion) -> None:
     done = functools.partial(templates.statement, _LEVEL_DONE, queue=lead.queue, threads=threads,
                              blocks=ir.name(f"PDCC_BLOCKS_{s}"), consumer=ir.name(lead.symbol("level")), once=once,
                              others=[m.queue for m in recursion.members[1:]])
-    runs = tuple(templates.statement(_RUN_LEVEL, queue=m.queue, item=ir.name(m.symbol("item")), once=once)
+    runs = tuple(templates.statement(_RUN_LEVEL, queue=m.queue, item=ir.name(m.symbol("item")), once=once,
+                                     live=ir.name(m.symbol("live")) if _item_guard(context.unit, recursion, m)
+                                     else templates.expression("pdcc::EveryThread()"))
                  for m in recursion.members)
     per_item = {"a thread" if m.thread_per_item else "a block" for m in recursion.members}
     if recursion.as_launched is not None:
@@ -875,7 +877,9 @@ def _build_member(context: Context, recursion: Recursion, member: Member, granul
                           "", f"'{function.name}' as launched: level 0 of the recursion, then the levels its items make",
                           bounds)
     item = _copy(context, recursion, member, "item", recursion.copies, "appending at its level")
-    definitions: tuple[ir.Definition, ...] = (item, direct, *((consumer,) if consumer else ()), wrapper)
+    guard = _item_guard(unit, recursion, member)
+    live = (_live(context, member, guard),) if guard is not None else ()
+    definitions: tuple[ir.Definition, ...] = (item, *live, direct, *((consumer,) if consumer else ()), wrapper)
     if member.serial:
         leaf = _copy(context, recursion, member, "leaf", recursion.leaves, "run in the launching thread (a small "
                      "item), appending every launch at its level")
@@ -914,6 +918,43 @@ def _copy(context: Context, recursion: Recursion, member: Member, suffix: str, s
                         "const dim3 gridDim", "const dim3 blockDim", *(p.declaration for p in parameters)),
                        ir.Verbatim(Span(body.start_byte, body.end_byte), unit.text(body), tuple(sorted(renames))),
                        "", f"the body of '{function.name}' for one (block, thread) of a work item, {purpose}")
+
+
+def _item_guard(unit: Unit, recursion: Recursion, member: Member) -> thread_guard.ItemGuard | None:
+    """The guard of a kernel whose items consumer blocks run packed (not a thread, or a block as launched,
+    per item): the threads it turns away need not run at all."""
+    if member.thread_per_item or recursion.as_launched is not None or member.function.body is None:
+        return None
+    return thread_guard.item_guard(unit, member.function.body, tuple(children.parameters(unit, member.function) or ()))
+
+
+_LIVE = """const auto pdcc_bound = {bound};
+pdcc_threads = pdcc::threads_before(pdcc_threads, [&]({index_type} {index}) {{ return {test}; }});
+"""
+
+
+def _live(context: Context, member: Member, guard: thread_guard.ItemGuard) -> ir.Function:
+    """`walk__pdcc_live(threads, arguments...)`: the body's declarations before its guard and the guard's
+    bound, evaluated once, leave in `threads` the threads of the item that get past the guard
+    (pdcc::threads_before bisects with the guard's own comparison)."""
+    unit, body = context.unit, member.function.body
+    assert body is not None   # a kernel that launches
+    index_start, index_end, _ = _lines(unit, next(n for n in body.named_children if n.type != "comment"))
+    start, end, indent = _lines(unit, guard.test.parent.parent)  # the if statement (test < condition < if)
+    bound = guard.bound.start_byte - guard.test.start_byte
+    test = unit.text(guard.test)
+    test = test[:bound] + "pdcc_bound" + test[bound + len(unit.text(guard.bound)):]
+    code = "".join(f"{indent}{line}\n" for line in _LIVE.format(
+        bound=unit.text(guard.bound), index_type=guard.index_type, index=guard.index, test=test).splitlines())
+    closing = body.end_byte - 1
+    rest_end = unit.source.line_start(closing) if unit.text(body)[:-1].rstrip(" \t").endswith("\n") else closing
+    renames = ((index_start, index_end, ""), (start, end, code), (end, max(end, rest_end), ""))
+    return ir.Function("static __device__", member.symbol("live"),
+                       ("unsigned long long& pdcc_threads", *(p.declaration for p in
+                                                               children.parameters(unit, member.function) or [])),
+                       ir.Verbatim(Span(body.start_byte, body.end_byte), unit.text(body), renames), "",
+                       f"the threads of an item of '{member.name}' that get past its guard at line "
+                       f"{unit.source.line_of(guard.test.start_byte)}: a consumer block runs only those")
 
 
 def _lines(unit: Unit, statement: Node) -> tuple[int, int, str]:

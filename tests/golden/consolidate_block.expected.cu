@@ -61,6 +61,16 @@ static __device__ void traverse__pdcc_item(const pdcc::Level pdcc_level, const u
 #line 16 "consolidate_block.cu"
   }
 }
+#line 3 "consolidate_block.cu"
+
+// pdcc: the threads of an item of 'traverse' that get past its guard at line 8: a consumer block runs only those
+static __device__ void traverse__pdcc_live(unsigned long long& pdcc_threads, const int* child_ptr, const int* children, const int* value, int* depth, int* path_sum, int node) {
+#line 7 "consolidate_block.cu"
+  int first = child_ptr[node];
+  const auto pdcc_bound = child_ptr[node + 1] - first;
+  pdcc_threads = pdcc::threads_before(pdcc_threads, [&](int i) { return i >= pdcc_bound; });
+#line 17 "consolidate_block.cu"
+}
 #line 4 "consolidate_block.cu"
 
 // pdcc: one work item of 'traverse' that did not fit its level's queue, as a grid of its own
@@ -74,7 +84,7 @@ static __global__ void __launch_bounds__(1024) traverse__pdcc_direct(const pdcc:
 static __global__ void __launch_bounds__(1024) traverse__pdcc_level(pdcc::Level pdcc_level, const int* child_ptr, const int* children, const int* value, int* depth, int* path_sum)
 {
   for (;;) {
-    pdcc_queue_traverse.run_level(pdcc_level, traverse__pdcc_item, child_ptr, children, value, depth, path_sum);
+    pdcc_queue_traverse.run_level(pdcc_level, traverse__pdcc_item, traverse__pdcc_live, child_ptr, children, value, depth, path_sum);
     if (!pdcc_queue_traverse.next_level(pdcc_level, PDCC_THREADS_traverse_0, PDCC_BLOCKS_traverse_0, pdcc::level_launch(traverse__pdcc_level, child_ptr, children, value, depth, path_sum))) return;
   }
 }

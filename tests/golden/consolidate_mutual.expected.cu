@@ -64,6 +64,16 @@ static __device__ void visit_even__pdcc_item(const pdcc::Level pdcc_level, const
 #line 16 "consolidate_mutual.cu"
   }
 }
+#line 4 "consolidate_mutual.cu"
+
+// pdcc: the threads of an item of 'visit_even' that get past its guard at line 9: a consumer block runs only those
+static __device__ void visit_even__pdcc_live(unsigned long long& pdcc_threads, const int* child_ptr, const int* children, int* depth, float* weight, int node) {
+#line 8 "consolidate_mutual.cu"
+  int first = child_ptr[node];
+  const auto pdcc_bound = child_ptr[node + 1] - first;
+  pdcc_threads = pdcc::threads_before(pdcc_threads, [&](int i) { return i >= pdcc_bound; });
+#line 17 "consolidate_mutual.cu"
+}
 #line 6 "consolidate_mutual.cu"
 
 // pdcc: one work item of 'visit_even' that did not fit its level's queue, as a grid of its own
@@ -120,6 +130,16 @@ static __device__ void visit_odd__pdcc_item(const pdcc::Level pdcc_level, const 
 #line 30 "consolidate_mutual.cu"
   }
 }
+#line 17 "consolidate_mutual.cu"
+
+// pdcc: the threads of an item of 'visit_odd' that get past its guard at line 22: a consumer block runs only those
+static __device__ void visit_odd__pdcc_live(unsigned long long& pdcc_threads, const int* child_ptr, const int* children, int* depth, float* weight, float scale, int node) {
+#line 21 "consolidate_mutual.cu"
+  int first = child_ptr[node];
+  const auto pdcc_bound = child_ptr[node + 1] - first;
+  pdcc_threads = pdcc::threads_before(pdcc_threads, [&](int i) { return i >= pdcc_bound; });
+#line 31 "consolidate_mutual.cu"
+}
 #line 19 "consolidate_mutual.cu"
 
 // pdcc: one work item of 'visit_odd' that did not fit its level's queue, as a grid of its own
@@ -133,8 +153,8 @@ static __global__ void __launch_bounds__(1024) visit_odd__pdcc_direct(const pdcc
 static __global__ void __launch_bounds__(1024) visit_even__pdcc_level(pdcc::Level pdcc_level)
 {
   for (;;) {
-    pdcc_queue_visit_even.run_level(pdcc_level, visit_even__pdcc_item);
-    pdcc_queue_visit_odd.run_level(pdcc_level, visit_odd__pdcc_item);
+    pdcc_queue_visit_even.run_level(pdcc_level, visit_even__pdcc_item, visit_even__pdcc_live);
+    pdcc_queue_visit_odd.run_level(pdcc_level, visit_odd__pdcc_item, visit_odd__pdcc_live);
     if (!pdcc_queue_visit_even.next_level(pdcc_level, PDCC_THREADS_visit_even_0, PDCC_BLOCKS_visit_even_0, pdcc::level_launch(visit_even__pdcc_level), pdcc_queue_visit_odd)) return;
   }
 }

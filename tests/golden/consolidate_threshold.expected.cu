@@ -132,6 +132,16 @@ static __device__ void descend__pdcc_item(const pdcc::Level pdcc_level, const ui
 #line 19 "consolidate_threshold.cu"
   }
 }
+#line 4 "consolidate_threshold.cu"
+
+// pdcc: the threads of an item of 'descend' that get past its guard at line 9: a consumer block runs only those
+static __device__ void descend__pdcc_live(unsigned long long& pdcc_threads, const int* child_ptr, const int* children, int* count, int node, int weight) {
+#line 8 "consolidate_threshold.cu"
+  int first = child_ptr[node];
+  const auto pdcc_bound = child_ptr[node + 1] - first;
+  pdcc_threads = pdcc::threads_before(pdcc_threads, [&](int i) { return i >= pdcc_bound; });
+#line 20 "consolidate_threshold.cu"
+}
 #line 6 "consolidate_threshold.cu"
 
 // pdcc: one work item of 'descend' that did not fit its level's queue, as a grid of its own
@@ -145,7 +155,7 @@ static __global__ void __launch_bounds__(1024) descend__pdcc_direct(const pdcc::
 static __global__ void __launch_bounds__(1024) descend__pdcc_level(pdcc::Level pdcc_level, const int* child_ptr, const int* children, int* count)
 {
   for (;;) {
-    pdcc_queue_descend.run_level(pdcc_level, descend__pdcc_item, child_ptr, children, count);
+    pdcc_queue_descend.run_level(pdcc_level, descend__pdcc_item, descend__pdcc_live, child_ptr, children, count);
     if (!pdcc_queue_descend.next_level(pdcc_level, PDCC_THREADS_descend_0, PDCC_BLOCKS_descend_0, pdcc::level_launch(descend__pdcc_level, child_ptr, children, count))) return;
   }
 }

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Consolidated items run packed (issue 11): the recursive samples whose children open with a guard (tree,
+# traversal, descendants; mandelbrot runs its items as launched and is the control) built by two pdccs, each
+# input timed by both in turn, ROUNDS rounds, median of 5 per run:
+#   before  the pdcc in OLD (a copy of an earlier commit's pragmadp/, e.g. .old/pragmadp): a block per item
+#   after   this tree's pdcc: a consumer block packs items, running only their threads before the guard
+# bash bench/probes/packed_items/run.sh OUTDIR [OLD]   (OLD defaults to .old; carry it and .whl with the device
+# tool; WAVES="1 2 4" also times `after` with -DPDCC_CONSUMER_WAVES=each)
+set -u
+out=${1:?usage: run.sh OUTDIR [OLD]}; old=${2:-.old}
+cd "$(dirname "$0")/../../.."
+if [ -d .whl ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/pdcc-site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/pdcc-site
+fi
+mkdir -p /tmp/pk "$out"
+F="-arch=sm_90 -O3 -I samples/common"
+build() {  # build VARIANT SAMPLE PDCC-PACKAGE-PARENT [nvcc flags]   (`python3 -m` would put ./pragmadp first)
+  local variant=$1 sample=$2 head=$3; shift 3
+  python3 -c 'import sys; sys.path.insert(0, sys.argv.pop(1)); from pragmadp.cli import main; raise SystemExit(main())' \
+    "$head" -q $F "$@" samples/$sample/${sample}_dp.cu -o /tmp/pk/$variant-$sample \
+    >"$out/build-$variant-$sample.log" 2>&1 || echo "$variant $sample: build failed (build-$variant-$sample.log)"
+}
+samples="tree traversal descendants mandelbrot"
+for s in $samples; do
+  build before $s "$old" &
+  build after $s "$PWD" &
+  for w in ${WAVES:-}; do build after-w$w $s "$PWD" -DPDCC_CONSUMER_WAVES=${w}u & done
+  wait
+done
+inputs=(
+  "tree|"
+  "traversal|--size 1024 --param 8" "traversal|--size 262144 --param 16" "traversal|--param 1200"
+  "descendants|--size 4096 --param 0" "descendants|--size 1048576 --param 0" "descendants|--size 262144 --param 1"
+  "mandelbrot|--size 1024" "mandelbrot|--size 8192"
+)
+variants="before after"; for w in ${WAVES:-}; do variants="$variants after-w$w"; done
+for round in ${ROUNDS:-1}; do
+  for entry in "${inputs[@]}"; do
+    s=${entry%%|*}; args=${entry#*|}
+    for v in $variants; do
+      [ -x /tmp/pk/$v-$s ] || continue
+      r=$(timeout 60 /tmp/pk/$v-$s $args --reps 5 2>&1 | tail -1)
+      echo "$s|$args|$round|$v|$r" >>"$out/packed.log"
+      python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(f'{sys.argv[2]:12s} {sys.argv[3]:28s} r{sys.argv[4]} {sys.argv[5]:9s} {d[\"median_ms\"]:9.3f} ms correct={d[\"correct\"]}')" \
+        "$r" "$s" "$args" "$round" "$v" 2>/dev/null || echo "$s $args r$round $v: failed: ${r:0:300}"
+    done
+  done
+done
