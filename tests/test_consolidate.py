@@ -53,7 +53,7 @@ def test_the_seeds_form_is_consolidated_and_located():
     (applied,) = remarks(result, "PDCC570")
     assert (applied.location.line, applied.location.column) == (10, 5)  # the launch
     assert applied.args["granularity"] == "block" and applied.args["varying_arguments"] == ["node"]
-    assert "a block per item" in applied.message
+    assert "run packed (several items per block; only the threads its guard at line 4 lets through)" in applied.message
     (storage,) = remarks(result, "PDCC571")
     assert (storage.location.line, storage.location.column) == (9, 16)  # the consldt clause
     assert "PDCC_BUFFER_walk_0 (= 256) items per block" in storage.message and storage.args["pool_bytes"] == 64 << 20
@@ -118,8 +118,8 @@ def test_threads_on_a_launch_of_another_kernel_is_still_not_supported():
 
 
 @pytest.mark.parametrize("launch, per_item", [("walk<<<1, 1>>>", "a thread per item"),
-                                              ("walk<<<1, 32>>>", "a block per item"),
-                                              ("walk<<<(n + 127) / 128, 128>>>", "a block per item")])
+                                              ("walk<<<1, 32>>>", "packed (several items per block; only"),
+                                              ("walk<<<(n + 127) / 128, 128>>>", "packed (several items per block; only")])
 def test_items_of_one_thread_run_a_thread_per_item(launch: str, per_item: str):
     result = walk(**{"walk<<<(n_+_127)_/_128,_128>>>": launch})
     assert per_item in remarks(result, "PDCC570")[0].message
@@ -474,7 +474,7 @@ def test_kernels_that_launch_each_other_are_consolidated_together():
     assert [(r.site, r.args["kernel"], r.args["launcher"]) for r in applied] == [("ping_0", "pong", "'ping'"),
                                                                                  ("pong_0", "ping", "'pong'")]
     assert "a mutual recursion of 'ping' and 'pong'" in applied[1].message
-    assert "a block per item" in applied[0].message and "a thread per item" in applied[1].message
+    assert "packed (several items per block)" in applied[0].message and "a thread per item" in applied[1].message
     (storage,) = remarks(result, "PDCC571")
     assert "work queue of each of 'ping' and 'pong'" in storage.message
     assert "two runs of it must not overlap" in storage.message

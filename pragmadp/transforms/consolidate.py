@@ -16,7 +16,8 @@ as the program launches it becomes a wrapper that runs the body where it stands 
 `walk__pdcc_body`) as level 0; its last block to finish tail-launches `walk__pdcc_level`, the consumer of
 level 1, whose threads run `walk__pdcc_item` (the body again, its built-ins parameters named as the
 built-ins, the sites rewritten the same way) for every (block, thread) of every item: a thread per item
-when the launch is `<<<1, 1>>>`, else a block per item. Each consumer's last block tail-launches the
+when the launch is `<<<1, 1>>>`, else packed, a block running several items' threads in one loop (only
+those that get past the guard the child opens with, thread_guard.item_guard). Each consumer's last block tail-launches the
 next level until one appends nothing. A tail launch starts once its grid and that grid's children are
 done and keeps no launch of the levels before pending, so the recursion may be as deep as it likes
 without device synchronization. A consumer grid of at most one block per SM goes on with a narrow next
@@ -272,13 +273,24 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
                               kernel=member.name, launcher="itself" if site.parent.name == member.name
                               else f"'{site.parent.name}'", granularity=granularity,
                               fields=", ".join(varying) or "no argument", varying_arguments=varying,
-                              mapping="a thread per item" if member.thread_per_item else "a block per item"
-                              if recursion.as_launched is None else "block by block, as launched,",
+                              mapping=_mapping(unit, recursion, member),
                               threads_macro=recursion.as_launched or f"PDCC_THREADS_{recursion.first}", shared=shared)]
     if first:
         remarks.append(_storage_remark(context, recursion, clause.span))
     remarks += _unused_clauses(context, plan, recursion, first)
     return Applied(code, summary, knobs, tuple(remarks))
+
+
+def _mapping(unit: Unit, recursion: Recursion, member: Member) -> str:
+    """How the consumer runs the kernel's items, for PDCC570."""
+    if recursion.as_launched is not None:
+        return "block by block, as launched,"
+    if member.thread_per_item:
+        return "a thread per item"
+    guard = _item_guard(unit, recursion, member)
+    only = f"; only the threads its guard at line {unit.source.line_of(guard.test.start_byte)} lets through" \
+        if guard is not None else ""
+    return f"packed (several items per block{only})"
 
 
 def _append(plan: SitePlan, recursion: Recursion, level: ir.Expr) -> ir.Stmt:

@@ -26,8 +26,8 @@ for s in $samples; do
   build before $s "$old" &
   build after $s "$PWD" &
   for w in ${WAVES:-}; do build after-w$w $s "$PWD" -DPDCC_CONSUMER_WAVES=${w}u & done
-  wait
 done
+wait
 inputs=(
   "tree|"
   "traversal|--size 1024 --param 8" "traversal|--size 262144 --param 16" "traversal|--param 1200"
