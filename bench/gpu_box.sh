@@ -134,7 +134,7 @@ if [ "$mode" = meld ]; then
   fi
   if [ "${SKIP_PROBE:-0}" != 1 ]; then
     echo "== merge melded four ways at runs of 16 to 2048 (bench/probes/meld_merge)"
-    within env EXTRA=counted2 bash bench/probes/meld_merge/run.sh "$out" | tee -a "$summary"
+    within env EXTRA="counted2 melded" bash bench/probes/meld_merge/run.sh "$out" | tee -a "$summary"
   fi
   echo "== meld benchmark"
   within python3 bench/run.py --out /tmp/pdcc-bench-meld --only meld "$@" >"$out/bench.log" 2>&1

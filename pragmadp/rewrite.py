@@ -62,11 +62,11 @@ def rewrite(unit: Unit, defines: Mapping[str, str] | None = None, auto: bool = F
     for node, (kernel, site) in rewritten.items():
         if node not in context.wrapped:
             _bound(context, edits, kernel, site, result)
+    melded = _meld(context, edits, result, auto)
     # at one offset, what follows the code before it (the runtime's #include, definitions after a child)
     # comes before what precedes the function there (its knobs and prototypes), whichever pass placed first
     for placed in sorted(context.placed.values(), key=lambda p: (p.offset, p.before)):
         edits.insert(placed.offset, _placed_rope(unit, placed))
-    melded = _meld(context, edits, result, auto)
     for pragma in unit.pdcc_pragmas:
         if not any(m.start_byte <= pragma.start_byte < m.end_byte for m in melded):  # printed with its if
             _comment_out(edits, unit, pragma)

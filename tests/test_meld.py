@@ -34,9 +34,11 @@ def rules_of(result) -> list[str]:
     return [r.rule.id for r in result.remarks]
 
 
-def host_run(tmp_path: Path, original: str, melded: str, main: str) -> str:
+def host_run(tmp_path: Path, original: str, melded: str, main: str, min_trips: int = 0) -> str:
     """The original and the melded file compiled together as host C++ (tests/meld/shim.h stands in for the
-    built-ins), each in its namespace, with `main`; what it prints."""
+    built-ins), each in its namespace, with `main`; what it prints. A counted meld runs melded from
+    `min_trips` trips (0: always; its versions below are the loops as written)."""
+    melded = re.sub(r"^(#define PDCC_MELD_MIN_TRIPS_\w+) \d+$", rf"\1 {min_trips}", melded, flags=re.M)
     source = tmp_path / "k.cpp"
     source.write_text('#include "shim.h"\n#include <cstdio>\nnamespace original {\n' + original + "}\n"
                       "namespace melded {\n" + re.sub(r"^#line.*$", "", melded, flags=re.M) + "}\n" + main)
@@ -233,9 +235,11 @@ def test_a_mirrored_comparison_is_the_same_comparison():
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not on PATH")
 @pytest.mark.parametrize("run", [0, 1, 5, -3])
-def test_a_forward_and_a_backward_merge_melded_into_one_counted_loop_merge_the_same(run, tmp_path):
+@pytest.mark.parametrize("min_trips", [0, 3, 256])
+def test_a_forward_and_a_backward_merge_melded_into_one_counted_loop_merge_the_same(run, min_trips, tmp_path):
     """The merge sample's shape (two threads per pair of runs, one merging from the front, one from the
-    back), compiled as host C++ before and after melding: every thread writes the same keys."""
+    back), compiled as host C++ before and after melding: every thread writes the same keys, whether the
+    counted meld or its version for short trip counts (the loops as written) runs."""
     kernel = ("__global__ void k(const int* in, int* out, int run) {\n  int t = threadIdx.x;\n"
               "  const int* a = in + t / 2 * 2 * (run > 0 ? run : 0);\n  const int* b = a + run;\n"
               "  int* merged = out + t / 2 * 2 * (run > 0 ? run : 0);\n#pragma meld\n"
@@ -246,7 +250,7 @@ def test_a_forward_and_a_backward_merge_melded_into_one_counted_loop_merge_the_s
               "    }\n  }\n}\n")
     result = transform(SourceFile("k.cu", kernel.encode()))
     assert "PDCC800" in rules_of(result), result.remarks
-    assert "k_step < run" in result.text
+    assert "k_step < run" in result.text and "if (run >= PDCC_MELD_MIN_TRIPS_k_0) {" in result.text
     main = ("#include <algorithm>\nint main() {\n  const int run = " + str(run) + ", m = 8 * (run > 0 ? run : 1);\n"
             "  static int in[4096], a[4096], b[4096];\n"
             "  for (int i = 0; i < m; i++) in[i] = (int)(((unsigned)i * 2654435761u) >> 24) % 7;\n"
@@ -254,7 +258,7 @@ def test_a_forward_and_a_backward_merge_melded_into_one_counted_loop_merge_the_s
             "  for (int i = 0; i < m; i++) a[i] = b[i] = -1;\n"
             "  for (unsigned t = 0; t < 8; t++) { threadIdx.x = t; original::k(in, a, run); melded::k(in, b, run); }\n"
             + _COMPARE.replace("i < 64", "i < m"))
-    ran = host_run(tmp_path, kernel, result.text, main)
+    ran = host_run(tmp_path, kernel, result.text, main, min_trips)
     assert ran == "same\n", ran + result.text
 
 

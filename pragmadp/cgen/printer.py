@@ -152,7 +152,11 @@ def statement_lines(node: ir.Stmt, indent: str = "") -> list[str]:
                 lines[-1] += " else"
             else:
                 lines.append(f"{indent}else")
-            lines = lines[:-1] + _attached(lines[-1], node.orelse, indent, "")
+            if isinstance(node.orelse, ir.If) and not node.orelse.comment:  # `else if (...)` on one line
+                nested = statement_lines(node.orelse, indent)
+                lines = lines[:-1] + [f"{lines[-1]} {nested[0][len(indent):]}", *nested[1:]]
+            else:
+                lines = lines[:-1] + _attached(lines[-1], node.orelse, indent, "")
         return continued + lines
     if isinstance(node, ir.For):
         parts = [expression(node.init) if node.init is not None else "",

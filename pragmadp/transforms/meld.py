@@ -50,6 +50,7 @@ RULES = (rules.MELD_APPLIED, rules.MELD_ALIGNMENT, rules.MELD_UNPROFITABLE, rule
          rules.MELD_WARP, rules.MELD_COOPERATIVE, rules.MELD_JUMP, rules.MELD_ATOMIC, rules.MELD_ADDRESS_SPACE,
          rules.MELD_UNSUPPORTED)
 DEFAULT_THRESHOLD = 0.2
+MIN_TRIPS = 256         # a counted meld's loop runs melded from this many trips (PDCC_MELD_MIN_TRIPS_<site>)
 SHORT_COST = 40         # a side this cheap in DARM cycles, all arithmetic, is not worth melding
 _PAIRS_SHOWN = 6        # the alignment remark names this many pairs, then counts the rest
 
@@ -73,6 +74,10 @@ class MeldSite:
     @property
     def macro(self) -> str:
         return f"PDCC_MELD_THRESHOLD_{self.name}"
+
+    @property
+    def min_trips(self) -> str:
+        return f"PDCC_MELD_MIN_TRIPS_{self.name}"
 
 
 def plan(site: MeldSite, context: Context) -> Applied | Missed:
@@ -100,7 +105,7 @@ def plan(site: MeldSite, context: Context) -> Applied | Missed:
         return Missed((_remark(context, site, Kind.MISSED, rules.MELD_TOO_SHORT, unit.span(condition),
                                then_cost=short_sides[0], else_cost=short_sides[1]),))
     melder = Melder(unit.analysis(ctype.of_function, site.function.node), _names(unit, site.function),
-                    unit.analysis(writes.stable_names, site.function.node))
+                    unit.analysis(writes.stable_names, site.function.node), site.min_trips)
     try:
         melded = melder.region(lifted)
     except Refused as refusal:
@@ -133,7 +138,10 @@ def plan(site: MeldSite, context: Context) -> Applied | Missed:
                       threshold=_format(threshold), selects=stats.selects, guarded=stats.guarded)
     summary = f"meld site {site.name}: profitability {score:.2f}, {stats.aligned} of {stats.statements} " \
               f"statements melded, {stats.selects} selects"
-    return Applied(dataclasses.replace(melded.code, comment=summary), "melded", (knob,), (applied, alignment_remark))
+    knobs: tuple[ir.Knob, ...] = (knob,)
+    if melder.versioned:
+        knobs += (context.knob(site.function, ir.Knob(site.min_trips, str(MIN_TRIPS), "meld_min_trips", (0, 1 << 31))),)
+    return Applied(dataclasses.replace(melded.code, comment=summary), "melded", knobs, (applied, alignment_remark))
 
 
 def _too_short(statement: ir.If) -> tuple[int, int] | None:

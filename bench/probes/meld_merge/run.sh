@@ -2,9 +2,12 @@
 # The merge sample's direction branch, melded four ways, timed on the GPU at several run lengths:
 #   original  samples/meld_merge/merge.cu, as nvcc -O3 builds it
 #   hand      samples/meld_merge/merge_hand.cu: one loop whose start, test and step are selects (not counted)
-#   pdcc      pdcc's own meld of merge.cu: one counted loop over the trip number, each side's counter derived from it
+#   pdcc      pdcc's own meld of merge.cu: one counted loop over the trip number, each side's counter derived
+#             from it, from PDCC_MELD_MIN_TRIPS_merge_runs_0 (256) trips on, below that the loops as written
+#   melded    pdcc's meld with -DPDCC_MELD_MIN_TRIPS_merge_runs_0=0: the counted loop at every run length
 #   counted2  merge_counted2.cu: as pdcc's, one counter update written as a select
-# bash bench/probes/meld_merge/run.sh OUTDIR   (ROUNDS="1 2" for two rounds, EXTRA=counted2)
+# bash bench/probes/meld_merge/run.sh OUTDIR   (ROUNDS="1 2" for two rounds, EXTRA="counted2 melded",
+# RUNS="64 128 256 512" for other run lengths)
 set -u
 out=${1:?usage: run.sh OUTDIR}; cd "$(dirname "$0")/../../.."
 I="-I samples/common -I samples/meld_common -I samples/meld_merge"
@@ -14,8 +17,10 @@ nvcc $F $I samples/meld_merge/merge.cu -o /tmp/mm/original &
 nvcc $F $I samples/meld_merge/merge_hand.cu -o /tmp/mm/hand &
 nvcc $F $I bench/probes/meld_merge/merge_counted2.cu -o /tmp/mm/counted2 &
 python3 -m pragmadp -q $F -I samples/common -I samples/meld_common samples/meld_merge/merge.cu -o /tmp/mm/pdcc &
+python3 -m pragmadp -q $F -DPDCC_MELD_MIN_TRIPS_merge_runs_0=0 -I samples/common -I samples/meld_common \
+  samples/meld_merge/merge.cu -o /tmp/mm/melded &
 wait
-for run in 16 64 512 2048; do
+for run in ${RUNS:-16 64 512 2048}; do
   for round in ${ROUNDS:-1}; do
     for v in original hand ${EXTRA:-} pdcc; do
       [ -x /tmp/mm/$v ] || { echo "run=$run $v: not built"; continue; }
