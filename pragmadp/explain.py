@@ -326,13 +326,14 @@ EXPLANATIONS: dict[str, str] = {
         default every argument not passed on unchanged) to the queue of the next level. The kernel as the
         program launches it becomes a wrapper that runs its body as level 0; the last block of each level to
         finish tail-launches `kernel__pdcc_level`, the consumer of the next level, which runs every (block,
-        thread) of every item: a thread per item when every launch is `<<<1, 1>>>`, else packed: blocks of
+        thread) of every item: a thread per item when every launch is `<<<1, 1>>>`, else a block per item of
         PDCC_THREADS_<site> threads (the launch's block size when it is a number, else 256, or threads(E)), in
-        PDCC_BLOCKS_<site> blocks (blocks(E); 0 for enough to fill the GPU twice, PDCC_CONSUMER_WAVES), each
-        running several items' threads in one loop, so that items of a few threads fill its warps. When the
-        kernel opens with `int i = <global x index>;`, declarations that only read its parameters and
-        `if (i >= B) return;`, the consumer evaluates them once per item and runs only the threads before B
-        (the others would return at once). A tail launch keeps no launch of the levels
+        PDCC_BLOCKS_<site> blocks (blocks(E); 0 for one per item). When the kernel opens with
+        `int i = <global x index>;`, declarations that only read its parameters and `if (i >= B) return;`,
+        the consumer evaluates them once per item and runs only the threads before B (the others would
+        return at once), packed: a block runs several items' live threads in one loop, so that items of a
+        few threads fill its warps (0 blocks then means enough to fill the GPU twice, PDCC_CONSUMER_WAVES).
+        A tail launch keeps no launch of the levels
         before it pending, so the recursion may be as deep as it likes without device synchronization, with
         one launch per level instead of one per node; a consumer grid of at most one block per SM goes on
         with a narrow next level itself, at a grid-wide barrier (about 3 us on an H200 against 14 us for a

@@ -474,7 +474,7 @@ def test_kernels_that_launch_each_other_are_consolidated_together():
     assert [(r.site, r.args["kernel"], r.args["launcher"]) for r in applied] == [("ping_0", "pong", "'ping'"),
                                                                                  ("pong_0", "ping", "'pong'")]
     assert "a mutual recursion of 'ping' and 'pong'" in applied[1].message
-    assert "packed (several items per block)" in applied[0].message and "a thread per item" in applied[1].message
+    assert "a block per item" in applied[0].message and "a thread per item" in applied[1].message
     (storage,) = remarks(result, "PDCC571")
     assert "work queue of each of 'ping' and 'pong'" in storage.message
     assert "two runs of it must not overlap" in storage.message
@@ -486,8 +486,8 @@ def test_kernels_that_launch_each_other_are_consolidated_together():
     assert "pdcc_queue_ping.append(pdcc_level, ping__pdcc_direct, pdcc_grid, pdcc_block, x, n - 1);" in text
     consumer = text[text.index("void __launch_bounds__(1024) ping__pdcc_level(pdcc::Level pdcc_level)\n{"):]
     assert consumer.splitlines()[3:6] == [
-        "    pdcc_queue_ping.run_level(pdcc_level, ping__pdcc_item, pdcc::EveryThread());",
-        "    pdcc_queue_pong.run_level(pdcc_level, pong__pdcc_item, pdcc::EveryThread());",
+        "    pdcc_queue_ping.run_level(pdcc_level, ping__pdcc_item);",
+        "    pdcc_queue_pong.run_level(pdcc_level, pong__pdcc_item);",
         "    if (!pdcc_queue_ping.next_level(pdcc_level, PDCC_THREADS_ping_0, PDCC_BLOCKS_ping_0, "
         "pdcc::level_launch(ping__pdcc_level), pdcc_queue_pong)) return;"]
     assert "pong__pdcc_level" not in text  # no second consumer
@@ -606,7 +606,7 @@ def test_a_child_whose_guard_reads_memory_runs_only_the_threads_before_it(openin
     function = text[text.index("static __device__ void walk__pdcc_live(unsigned long long& pdcc_threads, "
                                "const int* child_ptr, int* depth, int node) {"):]
     assert live in function[:function.index("\n}\n")]
-    assert "pdcc_queue_walk.run_level(pdcc_level, walk__pdcc_item, walk__pdcc_live, child_ptr, depth);" in text
+    assert "pdcc_queue_walk.run_level_packed(pdcc_level, walk__pdcc_item, walk__pdcc_live, child_ptr, depth);" in text
 
 
 @pytest.mark.parametrize("opening", [
@@ -626,7 +626,7 @@ def test_a_child_whose_guard_reads_memory_runs_only_the_threads_before_it(openin
 def test_other_openings_run_every_thread_of_an_item(opening: str):
     text = guarded(opening).text
     assert "__pdcc_live" not in text
-    assert "pdcc_queue_walk.run_level(pdcc_level, walk__pdcc_item, pdcc::EveryThread(), child_ptr, depth);" in text
+    assert "pdcc_queue_walk.run_level(pdcc_level, walk__pdcc_item, child_ptr, depth);" in text
 
 
 def test_items_run_a_thread_each_or_as_launched_are_not_trimmed():

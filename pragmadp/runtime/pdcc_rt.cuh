@@ -740,17 +740,17 @@ __device__ __forceinline__ void run_item(const Level& level, const Record& r, un
   for (unsigned long long k = first; k < count; k += stride) pdcc::run_thread(level, r, k, item, once...);
 }
 
-// The threads of an item the consumer runs. `EveryThread`: all of its launch. For a child that opens by
-// turning away the threads past an x bound, pdcc writes `child__pdcc_live(threads, arguments...)`, which
-// leaves in `threads` those before the bound (pdcc::threads_before): the others would return at once.
-struct EveryThread {
-  template <typename... Arguments>
-  __device__ void operator()(unsigned long long&, const Arguments&...) const {}
-};
+template <typename Record>
+__device__ __forceinline__ unsigned long long record_total(const Record& r) {
+  return (unsigned long long)r.grid.x * r.grid.y * r.grid.z * record_threads(r);
+}
 
+// The threads of an item the consumer runs when the child opens by turning away the threads past an x
+// bound: pdcc writes `child__pdcc_live(threads, arguments...)`, which leaves in `threads` those before the
+// bound (pdcc::threads_before): the others would return at once.
 template <typename Record, typename Live, typename... Once>
 __device__ __forceinline__ unsigned long long live_threads(const Record& r, Live live, const Once&... once) {
-  unsigned long long threads = (unsigned long long)r.grid.x * r.grid.y * r.grid.z * record_threads(r);
+  unsigned long long threads = record_total(r);
   if ((r.grid.y | r.grid.z | r.block.y | r.block.z) == 1u)  // the guard turns away rows in x: one row here
     pdcc::call_with_arguments([&](const auto&... arguments) { live(threads, arguments...); }, r, once...);
   return threads;
@@ -794,8 +794,8 @@ __device__ __forceinline__ unsigned long long items_per_block(unsigned long long
 }
 
 template <typename Record, typename Item, typename Live, typename... Once>
-__device__ void run_packed(std::true_type, const Level& level, const Record* run, unsigned long long stored, Item item,
-                           Live live, const Once&... once) {
+__device__ void run_packed(const Level& level, const Record* run, unsigned long long stored, Item item, Live live,
+                           const Once&... once) {
   __shared__ unsigned ends[1024], scratch[33], alone[32];  // ends: inclusive prefix sum of the items' threads
   const unsigned me = threadIdx.x, threads = blockDim.x;
   const unsigned long long per_block = items_per_block(stored, gridDim.x, threads);
@@ -821,11 +821,6 @@ __device__ void run_packed(std::true_type, const Level& level, const Record* run
     __syncthreads();  // before the next items' ends
   }
 }
-
-// Not instantiated for consumers of items run a thread per item or as launched: no shared memory of pdcc's
-// in those (the items' own may take all there is).
-template <typename Record, typename Item, typename Live, typename... Once>
-__device__ void run_packed(std::false_type, const Level&, const Record*, unsigned long long, Item, Live, const Once&...) {}
 
 // A grid of one item, launched on its own (counted by the caller): `kernel<<<grid, block>>>(level, arguments...)`, retried with
 // doubling back-off while the pending-launch pool drains; past kLaunchRetryLimitNs per wait __trap()
@@ -999,16 +994,17 @@ struct WorkQueue {
   }
 
   // The consumer of a level: every item of its queue through `item` (the child's body), `once...` the
-  // arguments the items share. A consumer thread runs a whole item, or a consumer block does.
-  template <typename Item, typename Live, typename... Once>
-  __device__ void run_level(const Level& level, Item item, Live live, const Once&... once) {
+  // arguments the items share. A consumer thread runs a whole item, or a consumer block does (as launched:
+  // one block of it).
+  template <typename Item, typename... Once>
+  __device__ void run_level(const Level& level, Item item, const Once&... once) {
     const unsigned parity = level.index & 1u;
     const unsigned long long stored = count[parity] < kItems ? count[parity] : kItems;
     const Record* run = items(parity);
     if (ThreadPerItem) {
       for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < stored;
            i += (unsigned long long)gridDim.x * blockDim.x)
-        pdcc::run_item(level, run[i], pdcc::live_threads(run[i], live, once...), 0u, 1u, item, once...);
+        pdcc::run_item(level, run[i], record_total(run[i]), 0u, 1u, item, once...);
     } else if (AsLaunched) {
       for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x) {
         const Record& r = run[i];
@@ -1019,12 +1015,25 @@ struct WorkQueue {
             [&](const auto&... arguments) { item(level, block, thread, r.grid, r.block, arguments...); }, r, once...);
         __syncthreads();  // the block's next slot reuses this one's shared memory
       }
-    } else if (items_per_block(stored, gridDim.x, blockDim.x) == 1ull) {  // a narrow level: a block per item
+    } else {
+      for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x)
+        pdcc::run_item(level, run[i], record_total(run[i]), threadIdx.x, blockDim.x, item, once...);
+    }
+  }
+
+  // The consumer of a level whose items' guard turns threads away (`live`, child__pdcc_live): blocks run
+  // their live threads packed (run_packed). Only for such items: for the others a block per item is as
+  // good, and the packed loop's registers made ptxas spill in mandelbrot's consumer (23% slower on an H100).
+  template <typename Item, typename Live, typename... Once>
+  __device__ void run_level_packed(const Level& level, Item item, Live live, const Once&... once) {
+    static_assert(!ThreadPerItem && !AsLaunched, "items run a thread each or as launched go through run_level");
+    const unsigned long long stored = count[level.index & 1u] < kItems ? count[level.index & 1u] : kItems;
+    const Record* run = items(level.index & 1u);
+    if (items_per_block(stored, gridDim.x, blockDim.x) == 1ull) {  // a narrow level: a block per item
       for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x)
         pdcc::run_item(level, run[i], pdcc::live_threads(run[i], live, once...), threadIdx.x, blockDim.x, item, once...);
     } else {
-      pdcc::run_packed(std::integral_constant<bool, !ThreadPerItem && !AsLaunched>(), level, run, stored, item, live,
-                       once...);
+      pdcc::run_packed(level, run, stored, item, live, once...);
     }
   }
 

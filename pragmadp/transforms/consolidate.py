@@ -16,8 +16,9 @@ as the program launches it becomes a wrapper that runs the body where it stands 
 `walk__pdcc_body`) as level 0; its last block to finish tail-launches `walk__pdcc_level`, the consumer of
 level 1, whose threads run `walk__pdcc_item` (the body again, its built-ins parameters named as the
 built-ins, the sites rewritten the same way) for every (block, thread) of every item: a thread per item
-when the launch is `<<<1, 1>>>`, else packed, a block running several items' threads in one loop (only
-those that get past the guard the child opens with, thread_guard.item_guard). Each consumer's last block tail-launches the
+when the launch is `<<<1, 1>>>`, a block per item, or, when the child opens with a guard that turns
+threads away (thread_guard.item_guard), packed: a block runs the threads that get past it of several items
+in one loop. Each consumer's last block tail-launches the
 next level until one appends nothing. A tail launch starts once its grid and that grid's children are
 done and keeps no launch of the levels before pending, so the recursion may be as deep as it likes
 without device synchronization. A consumer grid of at most one block per SM goes on with a narrow next
@@ -97,7 +98,8 @@ _WRAPPER = """\
   {body};
   {done};
 }"""
-_RUN_LEVEL = "{queue}.run_level(pdcc_level, {item}, {live}, {once});"
+_RUN_LEVEL = "{queue}.run_level(pdcc_level, {item}, {once});"
+_RUN_LEVEL_PACKED = "{queue}.run_level_packed(pdcc_level, {item}, {live}, {once});"
 _CONSUMER = """\
 {
   for (;;) {
@@ -288,9 +290,10 @@ def _mapping(unit: Unit, recursion: Recursion, member: Member) -> str:
     if member.thread_per_item:
         return "a thread per item"
     guard = _item_guard(unit, recursion, member)
-    only = f"; only the threads its guard at line {unit.source.line_of(guard.test.start_byte)} lets through" \
-        if guard is not None else ""
-    return f"packed (several items per block{only})"
+    if guard is None:
+        return "a block per item"
+    return f"packed (several items per block; only the threads its guard at line " \
+           f"{unit.source.line_of(guard.test.start_byte)} lets through)"
 
 
 def _append(plan: SitePlan, recursion: Recursion, level: ir.Expr) -> ir.Stmt:
@@ -837,9 +840,9 @@ def _build(context: Context, recursion: Recursion) -> None:
     done = functools.partial(templates.statement, _LEVEL_DONE, queue=lead.queue, threads=threads,
                              blocks=ir.name(f"PDCC_BLOCKS_{s}"), consumer=ir.name(lead.symbol("level")), once=once,
                              others=[m.queue for m in recursion.members[1:]])
-    runs = tuple(templates.statement(_RUN_LEVEL, queue=m.queue, item=ir.name(m.symbol("item")), once=once,
-                                     live=ir.name(m.symbol("live")) if _item_guard(context.unit, recursion, m)
-                                     else templates.expression("pdcc::EveryThread()"))
+    runs = tuple(templates.statement(_RUN_LEVEL_PACKED, queue=m.queue, item=ir.name(m.symbol("item")), once=once,
+                                     live=ir.name(m.symbol("live"))) if _item_guard(context.unit, recursion, m) else
+                 templates.statement(_RUN_LEVEL, queue=m.queue, item=ir.name(m.symbol("item")), once=once)
                  for m in recursion.members)
     per_item = {"a thread" if m.thread_per_item else "a block" for m in recursion.members}
     if recursion.as_launched is not None:

@@ -67,7 +67,7 @@ static __global__ void __launch_bounds__(1024) reverse_tiles__pdcc_direct(const 
 static __global__ void __launch_bounds__(1024) reverse_tiles__pdcc_level(pdcc::Level pdcc_level)
 {
   for (;;) {
-    pdcc_queue_reverse_tiles.run_level(pdcc_level, reverse_tiles__pdcc_item, pdcc::EveryThread());
+    pdcc_queue_reverse_tiles.run_level(pdcc_level, reverse_tiles__pdcc_item);
     if (!pdcc_queue_reverse_tiles.next_level(pdcc_level, kTile, PDCC_BLOCKS_reverse_tiles_0, pdcc::level_launch(reverse_tiles__pdcc_level))) return;
   }
 }

@@ -84,7 +84,7 @@ static __global__ void __launch_bounds__(1024) traverse__pdcc_direct(const pdcc:
 static __global__ void __launch_bounds__(1024) traverse__pdcc_level(pdcc::Level pdcc_level, const int* child_ptr, const int* children, const int* value, int* depth, int* path_sum)
 {
   for (;;) {
-    pdcc_queue_traverse.run_level(pdcc_level, traverse__pdcc_item, traverse__pdcc_live, child_ptr, children, value, depth, path_sum);
+    pdcc_queue_traverse.run_level_packed(pdcc_level, traverse__pdcc_item, traverse__pdcc_live, child_ptr, children, value, depth, path_sum);
     if (!pdcc_queue_traverse.next_level(pdcc_level, PDCC_THREADS_traverse_0, PDCC_BLOCKS_traverse_0, pdcc::level_launch(traverse__pdcc_level, child_ptr, children, value, depth, path_sum))) return;
   }
 }

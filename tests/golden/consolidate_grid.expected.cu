@@ -67,7 +67,7 @@ static __global__ void __launch_bounds__(1024) halve__pdcc_direct(const pdcc::Le
 static __global__ void __launch_bounds__(1024) halve__pdcc_level(pdcc::Level pdcc_level, unsigned long long* visits)
 {
   for (;;) {
-    pdcc_queue_halve.run_level(pdcc_level, halve__pdcc_item, pdcc::EveryThread(), visits);
+    pdcc_queue_halve.run_level(pdcc_level, halve__pdcc_item, visits);
     if (!pdcc_queue_halve.next_level(pdcc_level, PDCC_THREADS_halve_0, PDCC_BLOCKS_halve_0, pdcc::level_launch(halve__pdcc_level, visits))) return;
   }
 }

@@ -70,7 +70,7 @@ static __global__ void __launch_bounds__(1024) visit__pdcc_direct(const pdcc::Le
 static __global__ void __launch_bounds__(1024) visit__pdcc_level(pdcc::Level pdcc_level, const Node* nodes, float* total)
 {
   for (;;) {
-    pdcc_queue_visit.run_level(pdcc_level, visit__pdcc_item, pdcc::EveryThread(), nodes, total);
+    pdcc_queue_visit.run_level(pdcc_level, visit__pdcc_item, nodes, total);
     if (!pdcc_queue_visit.next_level(pdcc_level, PDCC_THREADS_visit_0, PDCC_BLOCKS_visit_0, pdcc::level_launch(visit__pdcc_level, nodes, total))) return;
   }
 }

@@ -153,8 +153,8 @@ static __global__ void __launch_bounds__(1024) visit_odd__pdcc_direct(const pdcc
 static __global__ void __launch_bounds__(1024) visit_even__pdcc_level(pdcc::Level pdcc_level)
 {
   for (;;) {
-    pdcc_queue_visit_even.run_level(pdcc_level, visit_even__pdcc_item, visit_even__pdcc_live);
-    pdcc_queue_visit_odd.run_level(pdcc_level, visit_odd__pdcc_item, visit_odd__pdcc_live);
+    pdcc_queue_visit_even.run_level_packed(pdcc_level, visit_even__pdcc_item, visit_even__pdcc_live);
+    pdcc_queue_visit_odd.run_level_packed(pdcc_level, visit_odd__pdcc_item, visit_odd__pdcc_live);
     if (!pdcc_queue_visit_even.next_level(pdcc_level, PDCC_THREADS_visit_even_0, PDCC_BLOCKS_visit_even_0, pdcc::level_launch(visit_even__pdcc_level), pdcc_queue_visit_odd)) return;
   }
 }

@@ -155,7 +155,7 @@ static __global__ void __launch_bounds__(1024) descend__pdcc_direct(const pdcc::
 static __global__ void __launch_bounds__(1024) descend__pdcc_level(pdcc::Level pdcc_level, const int* child_ptr, const int* children, int* count)
 {
   for (;;) {
-    pdcc_queue_descend.run_level(pdcc_level, descend__pdcc_item, descend__pdcc_live, child_ptr, children, count);
+    pdcc_queue_descend.run_level_packed(pdcc_level, descend__pdcc_item, descend__pdcc_live, child_ptr, children, count);
     if (!pdcc_queue_descend.next_level(pdcc_level, PDCC_THREADS_descend_0, PDCC_BLOCKS_descend_0, pdcc::level_launch(descend__pdcc_level, child_ptr, children, count))) return;
   }
 }

@@ -96,7 +96,7 @@ static __global__ void __launch_bounds__(1024) split__pdcc_direct(const pdcc::Le
 static __global__ void __launch_bounds__(1024) split__pdcc_level(pdcc::Level pdcc_level, float* data, int cutoff)
 {
   for (;;) {
-    pdcc_queue_split.run_level(pdcc_level, split__pdcc_item, pdcc::EveryThread(), data, cutoff);
+    pdcc_queue_split.run_level(pdcc_level, split__pdcc_item, data, cutoff);
     if (!pdcc_queue_split.next_level(pdcc_level, PDCC_THREADS_split_0, PDCC_BLOCKS_split_0, pdcc::level_launch(split__pdcc_level, data, cutoff))) return;
   }
 }
