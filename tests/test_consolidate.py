@@ -123,7 +123,8 @@ def test_threads_on_a_launch_of_another_kernel_is_still_not_supported():
 def test_items_of_one_thread_run_a_thread_per_item(launch: str, per_item: str):
     result = walk(**{"walk<<<(n_+_127)_/_128,_128>>>": launch})
     assert per_item in remarks(result, "PDCC570")[0].message
-    assert (", true> pdcc_queue_walk;" in result.text) == (per_item == "a thread per item")
+    assert ("PDCC_BUFFER_walk_0, true> pdcc_queue_walk;" in result.text) == (per_item == "a thread per item")
+    assert ("PDCC_BUFFER_walk_0, false, false, true> pdcc_queue_walk;" in result.text) == ("packed" in per_item)
 
 
 def test_arguments_passed_on_unchanged_travel_once():

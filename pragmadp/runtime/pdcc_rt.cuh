@@ -885,8 +885,10 @@ __device__ __forceinline__ unsigned long long global_ns() {
 // consumer's blocks have the items' block size, and an item is stored once per block of its grid (with
 // that block's index), so each consumer block runs one block of an item, its thread t as thread t: a
 // kernel whose threads synchronise, share memory or talk within their warps runs as it was launched.
+// `Packed`: the items' guard turns threads away, and the consumer runs them packed (run_level_packed), in
+// enough blocks to fill the GPU; else a block per item, in a block per item.
 template <typename Record, unsigned long long Bytes, unsigned G, unsigned long long PerGroup, bool ThreadPerItem,
-          bool AsLaunched = false>
+          bool AsLaunched = false, bool Packed = false>
 struct WorkQueue {
   static constexpr unsigned long long kItems = Bytes / 2ull / (sizeof(Record) + (AsLaunched ? 4ull : 0ull));  // per level
   static_assert(kItems > 0, "the work queue cannot hold one item per level: raise its PDCC_POOL_BYTES");
@@ -1026,7 +1028,7 @@ struct WorkQueue {
   // good, and the packed loop's registers made ptxas spill in mandelbrot's consumer (23% slower on an H100).
   template <typename Item, typename Live, typename... Once>
   __device__ void run_level_packed(const Level& level, Item item, Live live, const Once&... once) {
-    static_assert(!ThreadPerItem && !AsLaunched, "items run a thread each or as launched go through run_level");
+    static_assert(Packed && !ThreadPerItem && !AsLaunched, "only a queue of guarded items runs packed");
     const unsigned long long stored = count[level.index & 1u] < kItems ? count[level.index & 1u] : kItems;
     const Record* run = items(level.index & 1u);
     if (items_per_block(stored, gridDim.x, blockDim.x) == 1ull) {  // a narrow level: a block per item
@@ -1051,7 +1053,7 @@ struct WorkQueue {
   __device__ unsigned long long blocks_wanted(unsigned index, unsigned threads) const {
     const unsigned long long stored = appended(index) < kItems ? appended(index) : kItems;
     if (ThreadPerItem) return (stored + threads - 1u) / threads;
-    if (AsLaunched) return stored;
+    if (!Packed) return stored;
     const unsigned long long fill = (unsigned long long)resident_blocks() * PDCC_CONSUMER_WAVES *
                                     (threads < 2048u ? 2048u / threads : 1u);
     const unsigned long long per_block = items_per_block(stored, fill, threads);

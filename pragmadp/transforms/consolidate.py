@@ -873,7 +873,8 @@ def _build_member(context: Context, recursion: Recursion, member: Member, granul
     context.place_before(lead.function, ir.Variable(
         "static __device__", f"pdcc::WorkQueue<{record}, PDCC_POOL_BYTES_{s}, {_GROUPS[granularity]}, "
         f"PDCC_BUFFER_{s}, {'true' if member.thread_per_item else 'false'}"
-        f"{', true' if recursion.as_launched is not None else ''}>", f"pdcc_queue_{function.name}",
+        f"{', true' if recursion.as_launched is not None else ''}"
+        f"{', false, true' if _item_guard(unit, recursion, member) else ''}>", f"pdcc_queue_{function.name}",
         f"the work items of '{function.name}', two levels of them (pdcc_rt.cuh)"))
     declarations = tuple(p.declaration for p in parameters)
     bounds = launch_bounds(context, member.child)  # the kernel's own, else every block size

@@ -19,7 +19,7 @@ static __global__ void __launch_bounds__(1024) traverse__pdcc_direct(const pdcc:
 #define PDCC_BLOCKS_traverse_0 0
 #endif
 // pdcc: the work items of 'traverse', two levels of them (pdcc_rt.cuh)
-static __device__ pdcc::WorkQueue<pdcc::Record<pdcc::Uniform, pdcc::Uniform, pdcc::Uniform, pdcc::Uniform, pdcc::Uniform, int>, PDCC_POOL_BYTES_traverse_0, pdcc::kBlockGroups, PDCC_BUFFER_traverse_0, false> pdcc_queue_traverse;
+static __device__ pdcc::WorkQueue<pdcc::Record<pdcc::Uniform, pdcc::Uniform, pdcc::Uniform, pdcc::Uniform, pdcc::Uniform, int>, PDCC_POOL_BYTES_traverse_0, pdcc::kBlockGroups, PDCC_BUFFER_traverse_0, false, false, true> pdcc_queue_traverse;
 #line 4 "consolidate_block.cu"
 static __device__ void traverse__pdcc_body(const int* child_ptr, const int* children, const int* value, int* depth, int* path_sum,
                          int node) {

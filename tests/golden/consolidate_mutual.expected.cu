@@ -23,9 +23,9 @@ static __global__ void __launch_bounds__(1024) visit_odd__pdcc_direct(const pdcc
 #define PDCC_BLOCKS_visit_even_0 0
 #endif
 // pdcc: the work items of 'visit_even', two levels of them (pdcc_rt.cuh)
-static __device__ pdcc::WorkQueue<pdcc::Record<const int*, const int*, int*, float*, int>, PDCC_POOL_BYTES_visit_even_0, pdcc::kBlockGroups, PDCC_BUFFER_visit_even_0, false> pdcc_queue_visit_even;
+static __device__ pdcc::WorkQueue<pdcc::Record<const int*, const int*, int*, float*, int>, PDCC_POOL_BYTES_visit_even_0, pdcc::kBlockGroups, PDCC_BUFFER_visit_even_0, false, false, true> pdcc_queue_visit_even;
 // pdcc: the work items of 'visit_odd', two levels of them (pdcc_rt.cuh)
-static __device__ pdcc::WorkQueue<pdcc::Record<const int*, const int*, int*, float*, float, int>, PDCC_POOL_BYTES_visit_even_0, pdcc::kBlockGroups, PDCC_BUFFER_visit_even_0, false> pdcc_queue_visit_odd;
+static __device__ pdcc::WorkQueue<pdcc::Record<const int*, const int*, int*, float*, float, int>, PDCC_POOL_BYTES_visit_even_0, pdcc::kBlockGroups, PDCC_BUFFER_visit_even_0, false, false, true> pdcc_queue_visit_odd;
 #line 6 "consolidate_mutual.cu"
 static __device__ void visit_even__pdcc_body(const int* child_ptr, const int* children, int* depth, float* weight, int node) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

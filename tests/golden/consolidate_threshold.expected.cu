@@ -25,7 +25,7 @@ static __device__ __noinline__ void descend__pdcc_serial(const pdcc::Level pdcc_
 #define PDCC_THRESHOLD_descend_1 64
 #endif
 // pdcc: the work items of 'descend', two levels of them (pdcc_rt.cuh)
-static __device__ pdcc::WorkQueue<pdcc::Record<pdcc::Uniform, pdcc::Uniform, pdcc::Uniform, int, int>, PDCC_POOL_BYTES_descend_0, pdcc::kWarpGroups, PDCC_BUFFER_descend_0, false> pdcc_queue_descend;
+static __device__ pdcc::WorkQueue<pdcc::Record<pdcc::Uniform, pdcc::Uniform, pdcc::Uniform, int, int>, PDCC_POOL_BYTES_descend_0, pdcc::kWarpGroups, PDCC_BUFFER_descend_0, false, false, true> pdcc_queue_descend;
 #line 6 "consolidate_threshold.cu"
 static __device__ void descend__pdcc_body(const int* child_ptr, const int* children, int* count, int node, int weight) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
