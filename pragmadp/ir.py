@@ -231,7 +231,8 @@ class Knob:
 
     macro: str
     default: str
-    kind: str                 # threshold, coarsen, granularity, agg_threshold, records, records_per_thread, pool_bytes
+    kind: str                 # threshold, coarsen, granularity, agg_threshold, records, records_per_thread, pool_bytes,
+    #                           meld_threshold, meld_min_trips
     domain: tuple[int, int]   # the values that make sense, inclusive
 
     def to_dict(self) -> dict:

@@ -93,11 +93,11 @@ PREFIXES = {
     "threshold": "PDCC_THRESHOLD_", "coarsen": "PDCC_COARSEN_", "granularity": "PDCC_GRANULARITY_",
     "agg_threshold": "PDCC_AGG_THRESHOLD_", "records": "PDCC_RECORDS_",
     "records_per_thread": "PDCC_RECORDS_PER_THREAD_", "pool_bytes": "PDCC_POOL_BYTES_",
-    "meld_threshold": "PDCC_MELD_THRESHOLD_",
+    "meld_threshold": "PDCC_MELD_THRESHOLD_", "meld_min_trips": "PDCC_MELD_MIN_TRIPS_",
 }
 # Which knobs of a site are its main two (the heatmap's axes): the first two of this order it has.
 PRIORITY = ("threshold", "coarsen", "granularity", "agg_threshold", "records_per_thread", "records",
-            "meld_threshold", "user", "pool_bytes")
+            "meld_threshold", "meld_min_trips", "user", "pool_bytes")
 # The values swept per kind, clipped to the knob's domain (the default is added when it is a number).
 CANDIDATES: dict[str, list[int | float]] = {
     "threshold": [2 ** k for k in range(5, 12)],            # 32 .. 2048
@@ -107,6 +107,7 @@ CANDIDATES: dict[str, list[int | float]] = {
     "records_per_thread": [2 ** k for k in range(0, 5)],    # 1 .. 16
     "records": [2 ** k for k in range(4, 13)],              # 16 .. 4096
     "meld_threshold": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 1.0],
+    "meld_min_trips": [2 ** k for k in range(5, 12)],       # 32 .. 2048 trips
     "pool_bytes": [],                                       # a capacity, not a speed: default only
 }
 STATUSES = ("ok", "invalid", "failed", "timeout", "no-time", "build-failed", "not-rebuilt", "unfinished")

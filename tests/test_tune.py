@@ -443,6 +443,9 @@ def test_candidate_values() -> None:
     assert tune.candidate_values("meld_threshold", "0.2", (0, 1), score=0.5) == ("0.2", "1")
     assert tune.candidate_values("meld_threshold", "0.2", (0, 1), score=0.34) == ("0.2", "0.4")
     assert tune.candidate_values("meld_threshold", "0.2", (0, 1)) == ("0", "0.1", "0.2", "0.3", "0.4", "0.5", "1")
+    # a counted meld's versioning: trip counts around the default
+    assert tune.candidate_values("meld_min_trips", "256", (0, 1 << 31)) == ("32", "64", "128", "256", "512", "1024",
+                                                                           "2048")
 
 
 def test_knobs_from_a_real_report_shape() -> None:
