@@ -956,7 +956,7 @@ def _live(context: Context, member: Member, guard: thread_guard.ItemGuard) -> ir
     unit, body = context.unit, member.function.body
     assert body is not None   # a kernel that launches
     index_start, index_end, _ = _lines(unit, next(n for n in body.named_children if n.type != "comment"))
-    start, end, indent = _lines(unit, guard.test.parent.parent)  # the if statement (test < condition < if)
+    start, end, indent = _lines(unit, guard.statement)
     bound = guard.bound.start_byte - guard.test.start_byte
     test = unit.text(guard.test)
     test = test[:bound] + "pdcc_bound" + test[bound + len(unit.text(guard.bound)):]
