@@ -155,6 +155,17 @@ def test_counted_loops_walking_opposite_ways_meld_into_one_counted_loop():
     assert "PDCC800" not in rules_of(different)   # n - 1 trips against n: the trip count would take arithmetic
 
 
+def test_a_counted_pair_only_scored_leaves_no_trip_count_knob():
+    """The then side's up-loop could pair with the else side's down-loop (a counted meld), but the identical
+    down-loops align instead: no versioned loop is written, so no PDCC_MELD_MIN_TRIPS knob either."""
+    loop = "for (int k = 2 * n - 1; k >= n; --k) { out[k] = in[k] * 3 + in[k + 1] * 5 + in[k + 2]; f[k] = in[k] * 7; }"
+    result = meld(f"#pragma meld\n  if (t % 2 == 0) {{\n    for (int k = 0; k < n; ++k) {{ out[k] = in[k] + 1; }}\n"
+                  f"    {loop}\n  }} else {{\n    {loop}\n  }}")
+    assert "PDCC800" in rules_of(result)
+    assert "_step" not in result.text and "PDCC_MELD_MIN_TRIPS" not in result.text
+    assert [k.kind for k in result.knobs] == ["meld_threshold"]
+
+
 @pytest.mark.parametrize("loop", ["for (int i = m; i < n; i += 2) {}", "for (unsigned i = n; i > 0; --i) {}",
                                   "for (int i = 0; i < n; i++) { n--; }", "for (int i = 0; i < n; i++) { i++; }",
                                   "for (int i = 0; i < n; i++) { bump(n); }", "for (int i = 0; i != n; i++) {}",

@@ -751,7 +751,8 @@ __device__ __forceinline__ unsigned long long record_total(const Record& r) {
 template <typename Record, typename Live, typename... Once>
 __device__ __forceinline__ unsigned long long live_threads(const Record& r, Live live, const Once&... once) {
   unsigned long long threads = record_total(r);
-  if ((r.grid.y | r.grid.z | r.block.y | r.block.z) == 1u)  // the guard turns away rows in x: one row here
+  // the guard turns away rows in x: one row here; an empty slot (launched directly) reads nothing
+  if (threads != 0ull && (r.grid.y | r.grid.z | r.block.y | r.block.z) == 1u)
     pdcc::call_with_arguments([&](const auto&... arguments) { live(threads, arguments...); }, r, once...);
   return threads;
 }

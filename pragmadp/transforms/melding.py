@@ -165,9 +165,10 @@ class Melder:
             found = scores[(i, j)]
             return found.saved - alignment.SELECT * found.selects if found is not None else None
 
-        taken, known = set(self.taken), dict(self.types.names)
+        taken, known, versioned = set(self.taken), dict(self.types.names), self.versioned
         aligned = alignment.smith_waterman(then, orelse, score, GAP)
-        self.taken, self.types.names = taken, known   # the pairs tried and not taken leave no names behind
+        # the pairs tried and not taken leave no names behind, nor a versioned loop (and its knob)
+        self.taken, self.types.names, self.versioned = taken, known, versioned
         hoisted: list[ir.Stmt] = []
         out: list[ir.Stmt] = []
         run: dict[bool, list[ir.Stmt]] = {True: [], False: []}
