@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, assert_compiles, host_build_and_run
+from conftest import ROOT, assert_compiles, host_build_and_run, nvcc_compile
 from pragmadp.pipeline import transform
 from pragmadp.report.remarks import PdccError
 from pragmadp.source import SourceFile
@@ -590,7 +590,7 @@ def guarded(opening: str, config: str = "(n + 127) / 128, 128"):
                GUARDED.replace("OPENING", opening).replace("CONFIG", config))
 
 
-@pytest.mark.parametrize("opening, live", [
+_GUARDED_OPENINGS = [
     (f"{_INDEX}\n  int first = child_ptr[node];\n  if (i >= child_ptr[node + 1] - first) return;",
      "int first = child_ptr[node];\n  const auto pdcc_bound = child_ptr[node + 1] - first;\n"
      "  pdcc_threads = pdcc::threads_before(pdcc_threads, [&](int i) { return i >= pdcc_bound; });"),
@@ -601,13 +601,27 @@ def guarded(opening: str, config: str = "(n + 127) / 128, 128"):
     ("long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= (long long)child_ptr[node + 1] - "
      "*(child_ptr + node) + sizeof(int) - 4) return;",
      "pdcc_threads = pdcc::threads_before(pdcc_threads, [&](long long i) { return i >= pdcc_bound; });"),
-])
+]
+
+
+@pytest.mark.parametrize("opening, live", _GUARDED_OPENINGS)
 def test_a_child_whose_guard_reads_memory_runs_only_the_threads_before_it(opening: str, live: str):
     text = guarded(opening).text
     function = text[text.index("static __device__ void walk__pdcc_live(unsigned long long& pdcc_threads, "
                                "const int* child_ptr, int* depth, int node) {"):]
     assert live in function[:function.index("\n}\n")]
     assert "pdcc_queue_walk.run_level_packed(pdcc_level, walk__pdcc_item, walk__pdcc_live, child_ptr, depth);" in text
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("opening", [opening for opening, _ in _GUARDED_OPENINGS])
+def test_a_packed_consumer_compiles_without_warnings(opening: str, tmp_path: Path):
+    """The live function (an unsigned index against an `auto` bound of int, a cast bound) and the packed
+    consumer, as nvcc compiles every output: no error and no warning."""
+    source = tmp_path / "p.cu"
+    source.write_text(guarded(opening).text)
+    compiled = nvcc_compile(source, tmp_path)
+    assert compiled.returncode == 0 and "warning" not in compiled.stderr, compiled.stderr
 
 
 @pytest.mark.parametrize("opening", [

@@ -70,13 +70,12 @@ def _guard(unit: Unit, body: Node, parameters: tuple[ir.Parameter, ...]) -> Guar
 
 @dataclass(frozen=True)
 class ItemGuard:
-    """A child that opens `T i = <global x index>;`, then declarations that only read (`prologue`), then
-    `if (i >= B) return;` (`statement`, its comparison `test`, with `bound` B): the threads past the bound only read, so a consolidated
-    item evaluates the prologue and B once and runs only the threads before B."""
+    """A child that opens `T i = <global x index>;`, then declarations that only read, then `if (i >= B)
+    return;` (`statement`, its comparison `test`, with `bound` B): the threads past the bound only read, so a
+    consolidated item evaluates those declarations and B once and runs only the threads before B."""
 
     index: str
     index_type: str
-    prologue: tuple[Node, ...]
     statement: Node   # the if statement
     test: Node
     bound: Node
@@ -98,18 +97,16 @@ def _item_guard(unit: Unit, body: Node, parameters: tuple[ir.Parameter, ...]) ->
         return None
     index, index_type = declared
     readable = {p.name for p in parameters}
-    prologue: list[Node] = []
     for statement in statements[1:]:
         if statement.type == "if_statement":
             test = _compared(unit, statement, index)
             if test is None or not _only_reads(unit, test[1], readable):
                 return None
-            return ItemGuard(index, index_type, tuple(prologue), statement, test[0], test[1])
+            return ItemGuard(index, index_type, statement, test[0], test[1])
         names = _reading_declaration(unit, statement, readable)
         if names is None:
             return None
         readable |= names
-        prologue.append(statement)
     return None
 
 

@@ -905,6 +905,8 @@ struct WorkQueue {
   unsigned block_of[2][AsLaunched ? kItems : 1ull];  // AsLaunched: the block of its item's grid a slot runs
 
   __device__ Record* items(unsigned parity) { return reinterpret_cast<Record*>(storage[parity]); }
+  // The items of queue `parity` a consumer runs: those appended, as far as the queue holds them.
+  __device__ unsigned long long stored(unsigned parity) const { return count[parity] < kItems ? count[parity] : kItems; }
 
   // The groups of one launch of the kernel.
   __device__ static unsigned long long groups_of(dim3 grid, dim3 block) {
@@ -1002,7 +1004,7 @@ struct WorkQueue {
   template <typename Item, typename... Once>
   __device__ void run_level(const Level& level, Item item, const Once&... once) {
     const unsigned parity = level.index & 1u;
-    const unsigned long long stored = count[parity] < kItems ? count[parity] : kItems;
+    const unsigned long long stored = this->stored(parity);
     const Record* run = items(parity);
     if (ThreadPerItem) {
       for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < stored;
@@ -1030,7 +1032,7 @@ struct WorkQueue {
   template <typename Item, typename Live, typename... Once>
   __device__ void run_level_packed(const Level& level, Item item, Live live, const Once&... once) {
     static_assert(Packed && !ThreadPerItem && !AsLaunched, "only a queue of guarded items runs packed");
-    const unsigned long long stored = count[level.index & 1u] < kItems ? count[level.index & 1u] : kItems;
+    const unsigned long long stored = this->stored(level.index & 1u);
     const Record* run = items(level.index & 1u);
     if (items_per_block(stored, gridDim.x, blockDim.x) == 1ull) {  // a narrow level: a block per item
       for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x)
