@@ -94,8 +94,7 @@ class Pair:
 class Melder:
     """Melds the two sides of one if/else; holds the names it made and the types it knows."""
 
-    def __init__(self, types: ctype.Types, taken: set[str], stable: frozenset[str] = frozenset(),
-                 min_trips: str = "PDCC_MELD_MIN_TRIPS"):
+    def __init__(self, types: ctype.Types, taken: set[str], stable: frozenset[str], min_trips: str):
         self.types = types
         self.stable = stable                # names only writes by name change (`writes.stable_names`)
         self.min_trips = min_trips          # the macro below whose trip count a counted meld runs as written
