@@ -332,10 +332,10 @@ EXPLANATIONS: dict[str, str] = {
         `int i = <global x index>;`, declarations that only read its parameters and `if (i >= B) return;`,
         the consumer evaluates them once per item and runs only the threads before B (the others would
         return at once), packed: a block runs several items' live threads in one loop, so that items of a
-        few threads fill its warps (0 blocks then means enough to fill the GPU twice, PDCC_CONSUMER_WAVES).
-        A tail launch keeps no launch of the levels
-        before it pending, so the recursion may be as deep as it likes without device synchronization, with
-        one launch per level instead of one per node; a consumer grid of at most one block per SM goes on
+        few threads fill its warps (0 blocks then means as many as the live threads, which each append counts
+        with the same guard, fill once). A tail launch keeps no launch of the levels before it pending, so
+        the recursion may be as deep as it likes without device synchronization, with one launch per level
+        instead of one per node; a consumer grid of at most one block per SM goes on
         with a narrow next level itself, at a grid-wide barrier (about 3 us on an H200 against 14 us for a
         tail launch). A kernel whose threads cooperate (barriers, shared memory, warp intrinsics) runs "block
         by block, as launched": every launch gives the same one-dimensional block size, which the consumer's

@@ -58,8 +58,9 @@ def test_the_seeds_form_is_consolidated_and_located():
     assert (storage.location.line, storage.location.column) == (9, 16)  # the consldt clause
     assert "PDCC_BUFFER_walk_0 (= 256) items per block" in storage.message and storage.args["pool_bytes"] == 64 << 20
     assert not [r for r in result.remarks if r.kind.value == "missed"]
-    assert "pdcc_queue_walk.append(pdcc_queue_walk.first_level(), walk__pdcc_direct, pdcc_grid, pdcc_block, " \
-           "child_ptr, children, depth, c);" in result.text
+    # the item counts the threads its guard lets through, which size the next level's consumer grid
+    assert "pdcc_queue_walk.append_packed(pdcc_queue_walk.first_level(), walk__pdcc_direct, walk__pdcc_live, " \
+           "pdcc_grid, pdcc_block, child_ptr, children, depth, c);" in result.text
     assert "static __device__ void walk__pdcc_body(const int* child_ptr" in result.text
     assert "__global__ void __launch_bounds__(1024) walk(const int* child_ptr" in result.text
     assert "__pdcc_agg_" not in result.text and "walk<<<" not in result.text  # no launch of the kernel is left
@@ -424,7 +425,7 @@ def test_a_threshold_runs_small_items_in_the_launching_thread_through_a_leaf_cop
     leaf = leaf[:leaf.index("// pdcc: every thread of a small item of 'walk'")]
     assert "walk__pdcc_serial" not in leaf and "PDCC_THRESHOLD" not in leaf
     assert "// pdcc: site walk_0: consolidated per block (in a small item run here: appended whatever its size)" in leaf
-    assert "pdcc_queue_walk.append(pdcc_level, walk__pdcc_direct, pdcc_grid, pdcc_block" in leaf
+    assert "pdcc_queue_walk.append_packed(pdcc_level, walk__pdcc_direct, walk__pdcc_live, pdcc_grid, pdcc_block" in leaf
     assert text.index("walk__pdcc_leaf(const") < text.index("walk__pdcc_serial(const pdcc::Level pdcc_level, const "
                                                              "dim3 pdcc_gridDim, const dim3 pdcc_blockDim, const int* "
                                                              "child_ptr, const int* children, int* depth, int node)\n")
@@ -610,7 +611,9 @@ def test_a_child_whose_guard_reads_memory_runs_only_the_threads_before_it(openin
     function = text[text.index("static __device__ void walk__pdcc_live(unsigned long long& pdcc_threads, "
                                "const int* child_ptr, int* depth, int node) {"):]
     assert live in function[:function.index("\n}\n")]
-    assert "pdcc_queue_walk.run_level_packed(pdcc_level, walk__pdcc_item, walk__pdcc_live, child_ptr, depth);" in text
+    # the appends evaluate it (the consumer reads what they counted)
+    assert "pdcc_queue_walk.run_level_packed(pdcc_level, walk__pdcc_item, child_ptr, depth);" in text
+    assert text.count("pdcc_queue_walk.append_packed(") == 2 and text.count(", walk__pdcc_live, pdcc_grid, ") == 2
 
 
 @pytest.mark.nvcc

@@ -745,15 +745,15 @@ __device__ __forceinline__ unsigned long long record_total(const Record& r) {
   return (unsigned long long)r.grid.x * r.grid.y * r.grid.z * record_threads(r);
 }
 
-// The threads of an item the consumer runs when the child opens by turning away the threads past an x
+// The threads of a launch the consumer runs when the child opens by turning away the threads past an x
 // bound: pdcc writes `child__pdcc_live(threads, arguments...)`, which leaves in `threads` those before the
-// bound (pdcc::threads_before): the others would return at once.
-template <typename Record, typename Live, typename... Once>
-__device__ __forceinline__ unsigned long long live_threads(const Record& r, Live live, const Once&... once) {
-  unsigned long long threads = record_total(r);
-  // the guard turns away rows in x: one row here; an empty slot (launched directly) reads nothing
-  if (threads != 0ull && (r.grid.y | r.grid.z | r.block.y | r.block.z) == 1u)
-    pdcc::call_with_arguments([&](const auto&... arguments) { live(threads, arguments...); }, r, once...);
+// bound (pdcc::threads_before): the others would return at once. `trim(threads)` calls it with the
+// launch's arguments.
+template <typename Trim>
+__device__ __forceinline__ unsigned long long guarded_threads(dim3 grid, dim3 block, Trim trim) {
+  unsigned long long threads = (unsigned long long)grid.x * grid.y * grid.z * block.x * block.y * block.z;
+  // the guard turns away rows in x: one row here; a launch of no threads reads nothing
+  if (threads != 0ull && (grid.y | grid.z | block.y | block.z) == 1u) trim(threads);
   return threads;
 }
 
@@ -765,28 +765,22 @@ template <typename TurnedAway>
 __device__ unsigned long long threads_before(unsigned long long threads, TurnedAway turned_away) {
   if (threads == 0ull || threads > 0x7fffffffull || !turned_away(threads - 1ull)) return threads;
   if (turned_away(0ull)) return 0ull;
-  unsigned long long through = 0ull, away = threads - 1ull;
-  while (away - through > 1ull) {
-    const unsigned long long middle = through + (away - through) / 2ull;
+  unsigned through = 0u, away = (unsigned)threads - 1u;  // (32 bits: fewer registers where appends inline it)
+  while (away - through > 1u) {
+    const unsigned middle = through + (away - through) / 2u;
     if (turned_away(middle)) away = middle; else through = middle;
   }
   return away;
 }
 
 // A level's items run by consumer blocks packed together: each block takes `per_block` items at a time
-// (items_per_block), finds how many threads each one runs (`live`), and its threads run those of them all,
-// one after another in one prefix sum, so that items of a few threads fill the block's warps. (A level with
-// no more items than blocks skips the scan: a block per item, its live threads only, measured faster on
-// narrow levels, bench/probes/packed_items.) An item of
-// more than kPackedThreads threads is run by the whole block after the others. The items' threads need not
+// (items_per_block), reads how many threads each one runs (`live`, counted at the append), and its threads
+// run those of them all, one after another in one prefix sum, so that items of a few threads fill the
+// block's warps. (A level with no more items than blocks skips the scan: a block per item, its live threads
+// only, measured faster on narrow levels, bench/probes/packed_items.) An item of more than kPackedThreads
+// threads is run by the whole block after the others. The items' threads need not
 // run together: only kernels whose threads neither synchronise nor share are consolidated so.
 constexpr unsigned kPackedThreads = 1u << 21;  // (times up to 1024 items: the prefix sum fits 32 bits)
-
-// Blocks of `threads` threads that fill the GPU PDCC_CONSUMER_WAVES times over (2048 threads per SM; a
-// heuristic: it decides how items are spread over blocks, never which run).
-#ifndef PDCC_CONSUMER_WAVES
-#define PDCC_CONSUMER_WAVES 2u
-#endif
 
 __device__ __forceinline__ unsigned long long items_per_block(unsigned long long items, unsigned long long blocks,
                                                                unsigned threads) {
@@ -794,15 +788,15 @@ __device__ __forceinline__ unsigned long long items_per_block(unsigned long long
   return share < 1ull ? 1ull : share < threads ? share : threads;
 }
 
-template <typename Record, typename Item, typename Live, typename... Once>
-__device__ void run_packed(const Level& level, const Record* run, unsigned long long stored, Item item, Live live,
-                           const Once&... once) {
+template <typename Record, typename Item, typename... Once>
+__device__ void run_packed(const Level& level, const Record* run, const unsigned long long* live,
+                           unsigned long long stored, Item item, const Once&... once) {
   __shared__ unsigned ends[1024], scratch[33], alone[32];  // ends: inclusive prefix sum of the items' threads
   const unsigned me = threadIdx.x, threads = blockDim.x;
   const unsigned long long per_block = items_per_block(stored, gridDim.x, threads);
   for (unsigned long long first = blockIdx.x * per_block; first < stored; first += gridDim.x * per_block) {
     const unsigned count = (unsigned)(stored - first < per_block ? stored - first : per_block);
-    const unsigned long long mine = me < count ? pdcc::live_threads(run[first + me], live, once...) : 0ull;
+    const unsigned long long mine = me < count ? live[first + me] : 0ull;
     const bool big = mine > kPackedThreads;
     const unsigned lanes_big = __ballot_sync(warp_lanes(), big);
     if ((me & 31u) == 0u) alone[me >> 5] = lanes_big;
@@ -815,10 +809,8 @@ __device__ void run_packed(const Level& level, const Record* run, unsigned long 
       pdcc::run_thread(level, run[first + i], k - (i ? ends[i - 1] : 0u), item, once...);
     }
     for (unsigned i = 0; any_big && i < count; ++i)
-      if (alone[i >> 5] >> (i & 31u) & 1u) {
-        const Record& r = run[first + i];
-        pdcc::run_item(level, r, pdcc::live_threads(r, live, once...), me, threads, item, once...);
-      }
+      if (alone[i >> 5] >> (i & 31u) & 1u)
+        pdcc::run_item(level, run[first + i], live[first + i], me, threads, item, once...);
     __syncthreads();  // before the next items' ends
   }
 }
@@ -887,22 +879,26 @@ __device__ __forceinline__ unsigned long long global_ns() {
 // that block's index), so each consumer block runs one block of an item, its thread t as thread t: a
 // kernel whose threads synchronise, share memory or talk within their warps runs as it was launched.
 // `Packed`: the items' guard turns threads away, and the consumer runs them packed (run_level_packed), in
-// enough blocks to fill the GPU; else a block per item, in a block per item.
+// as many blocks as their threads that get past it fill (append_packed counts them); else a block per item,
+// in a block per item.
 template <typename Record, unsigned long long Bytes, unsigned G, unsigned long long PerGroup, bool ThreadPerItem,
           bool AsLaunched = false, bool Packed = false>
 struct WorkQueue {
-  static constexpr unsigned long long kItems = Bytes / 2ull / (sizeof(Record) + (AsLaunched ? 4ull : 0ull));  // per level
+  static constexpr unsigned long long kItems =  // per level
+      Bytes / 2ull / (sizeof(Record) + (AsLaunched ? 4ull : 0ull) + (Packed ? 8ull : 0ull));
   static_assert(kItems > 0, "the work queue cannot hold one item per level: raise its PDCC_POOL_BYTES");
 
   unsigned long long count[2];   // items appended to each queue; those past its capacity were launched directly
   unsigned long long groups[2];  // the warps or blocks of those items' grids (grid groups: one per item, the count)
   unsigned long long direct[2];  // items of each queue launched as grids of their own
+  unsigned long long passing[2]; // Packed: the threads of those items that get past their guard
   unsigned blocks_done;          // blocks of the running level that are done
   unsigned barrier;              // the in-place barrier: its round (bits 1..), and bit 0 when waiters gave up
   bool stays;                    // whether the grid goes on in place, decided in the round before
   Level continued;               // and with which level
   alignas(128) unsigned char storage[2][kItems * sizeof(Record)];
   unsigned block_of[2][AsLaunched ? kItems : 1ull];  // AsLaunched: the block of its item's grid a slot runs
+  unsigned long long live_of[2][Packed ? kItems : 1ull];  // Packed: a slot's threads that get past the guard
 
   __device__ Record* items(unsigned parity) { return reinterpret_cast<Record*>(storage[parity]); }
   // The items of queue `parity` a consumer runs: those appended, as far as the queue holds them.
@@ -919,6 +915,12 @@ struct WorkQueue {
     return PerGroup && groups < kItems / PerGroup ? PerGroup * groups : kItems;
   }
 
+  // A count that 32 lanes may sum in 32 bits, capped at 2^26 (these counts size buffers and grids; they
+  // never decide what runs).
+  __device__ static unsigned summable(unsigned long long count) {
+    return count < (1ull << 26) ? (unsigned)count : 1u << 26;
+  }
+
   // Level 0: the grid the program launched (called in its threads).
   __device__ static Level first_level() { return {0u, groups_of(gridDim, blockDim), false}; }
 
@@ -927,6 +929,26 @@ struct WorkQueue {
   // their slots with one atomic for the lanes that append together.
   template <typename Kernel, typename... Arguments>
   __device__ void append(const Level& level, Kernel direct, dim3 grid, dim3 block, const Arguments&... arguments) {
+    static_assert(!Packed, "a queue of guarded items is appended to with append_packed");
+    append_item(level, direct, grid, block, 0ull, arguments...);
+  }
+
+  // Packed: the same, counting the item's threads that get past its guard (`trim`, child__pdcc_live,
+  // evaluated here rather than by the consumer: any moment after the launch is one the launched grid allows),
+  // kept with the item and summed over the level, whose consumer grid they size (blocks_wanted).
+  template <typename Kernel, typename Trim, typename... Arguments>
+  __device__ void append_packed(const Level& level, Kernel direct, Trim trim, dim3 grid, dim3 block,
+                                const Arguments&... arguments) {
+    static_assert(Packed, "only a queue of guarded items counts their threads");
+    const unsigned long long live =
+        guarded_threads(grid, block, [&](unsigned long long& threads) { trim(threads, arguments...); });
+    append_item(level, direct, grid, block, live, arguments...);
+  }
+
+  // (Both:) an item that runs `live` threads (Packed: counted with its slot; else unused).
+  template <typename Kernel, typename... Arguments>
+  __device__ void append_item(const Level& level, Kernel direct, dim3 grid, dim3 block, unsigned long long live,
+                              const Arguments&... arguments) {
     if (AsLaunched) {
       append_blocks(level, direct, grid, block, arguments...);
       return;
@@ -935,19 +957,23 @@ struct WorkQueue {
     unsigned long long slot;
     if (G == kGridGroup) {
       slot = atomicAdd(&count[parity], 1ull);
+      if (Packed) atomicAdd(&passing[parity], live);
     } else {
       const unsigned lanes = __activemask(), leader = __ffs(lanes) - 1u, lane = linear_thread() & 31u;
       const unsigned long long mine = groups_of(grid, block);
-      const unsigned together = __reduce_add_sync(lanes, mine < (1ull << 26) ? (unsigned)mine : 1u << 26);
+      const unsigned together = __reduce_add_sync(lanes, summable(mine));
+      const unsigned live_together = Packed ? __reduce_add_sync(lanes, summable(live)) : 0u;
       unsigned long long first = 0ull;
       if (lane == leader) {
         first = atomicAdd(&count[parity], (unsigned long long)__popc(lanes));
         atomicAdd(&groups[parity], (unsigned long long)together);
+        if (Packed) atomicAdd(&passing[parity], (unsigned long long)live_together);
       }
       slot = __shfl_sync(lanes, first, leader) + __popc(lanes & ((1u << lane) - 1u));
     }
     if (slot < capacity(level.groups)) {
       ::new (items(parity) + slot) Record(grid, block, arguments...);
+      if (Packed) live_of[parity][slot] = live;
       return;
     }
     // Past the level's buffer: this item runs as a grid of its own, whose appends use the queue's memory,
@@ -959,6 +985,7 @@ struct WorkQueue {
       const bool launched = pdcc::launched([&] { direct<<<grid, block>>>(own, arguments...); });
       if (launched) atomicAdd(&this->direct[parity], 1ull);
       ::new (items(parity) + slot) Record(launched ? dim3(0u, 0u, 0u) : grid, block, arguments...);
+      if (Packed) live_of[parity][slot] = launched ? 0ull : live;
       return;
     }
     atomicAdd(&this->direct[parity], 1ull);
@@ -1026,19 +1053,20 @@ struct WorkQueue {
     }
   }
 
-  // The consumer of a level whose items' guard turns threads away (`live`, child__pdcc_live): blocks run
-  // their live threads packed (run_packed). Only for such items: for the others a block per item is as
+  // The consumer of a level whose items' guard turns threads away (their live threads counted at the
+  // append): blocks run their live threads packed (run_packed). Only for such items: for the others a block per item is as
   // good, and the packed loop's registers made ptxas spill in mandelbrot's consumer (23% slower on an H100).
-  template <typename Item, typename Live, typename... Once>
-  __device__ void run_level_packed(const Level& level, Item item, Live live, const Once&... once) {
+  template <typename Item, typename... Once>
+  __device__ void run_level_packed(const Level& level, Item item, const Once&... once) {
     static_assert(Packed && !ThreadPerItem && !AsLaunched, "only a queue of guarded items runs packed");
-    const unsigned long long stored = this->stored(level.index & 1u);
-    const Record* run = items(level.index & 1u);
+    const unsigned parity = level.index & 1u;
+    const unsigned long long stored = this->stored(parity);
+    const Record* run = items(parity);
     if (items_per_block(stored, gridDim.x, blockDim.x) == 1ull) {  // a narrow level: a block per item
       for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x)
-        pdcc::run_item(level, run[i], pdcc::live_threads(run[i], live, once...), threadIdx.x, blockDim.x, item, once...);
+        pdcc::run_item(level, run[i], live_of[parity][i], threadIdx.x, blockDim.x, item, once...);
     } else {
-      pdcc::run_packed(level, run, stored, item, live, once...);
+      pdcc::run_packed(level, run, live_of[parity], stored, item, once...);
     }
   }
 
@@ -1056,14 +1084,16 @@ struct WorkQueue {
   __device__ unsigned long long blocks_wanted(unsigned index, unsigned threads) const {
     const unsigned long long stored = appended(index) < kItems ? appended(index) : kItems;
     if (ThreadPerItem) return (stored + threads - 1u) / threads;
-    if (!Packed) return stored;
-    const unsigned long long fill = (unsigned long long)resident_blocks() * PDCC_CONSUMER_WAVES *
-                                    (threads < 2048u ? 2048u / threads : 1u);
-    const unsigned long long per_block = items_per_block(stored, fill, threads);
-    return (stored + per_block - 1ull) / per_block;
+    if (!Packed || stored == 0ull) return stored;
+    // blocks that the items' live threads fill once (at least one, at most one per item)
+    const unsigned long long live = *(volatile const unsigned long long*)&passing[(index + 1u) & 1u];
+    const unsigned long long filled = (live + threads - 1u) / threads;
+    return filled < 1ull ? 1ull : filled < stored ? filled : stored;
   }
   // Empties the queue level `index` ran: it takes the level after next.
-  __device__ void level_ran(unsigned index) { count[index & 1u] = groups[index & 1u] = direct[index & 1u] = 0ull; }
+  __device__ void level_ran(unsigned index) {
+    count[index & 1u] = groups[index & 1u] = direct[index & 1u] = passing[index & 1u] = 0ull;
+  }
 
   // The end of a level, in every thread of its grid: the last block to finish empties the queue the level
   // ran and, when the level appended anything, starts the next with `blocks` blocks (0: enough for its

@@ -91,6 +91,7 @@ _ADDRESSING = {"subscript_expression", "field_expression", "pointer_expression",
                "cast_expression"}
 
 _APPEND = "{queue}.append({level}, {direct}, {arguments});"
+_APPEND_PACKED = "{queue}.append_packed({level}, {direct}, {live}, {arguments});"
 _FIRST_LEVEL = "{queue}.first_level()"
 _LEVEL_DONE = "{queue}.level_done({level}, {threads}, {blocks}, pdcc::level_launch({consumer}, {once}), {others});"
 _WRAPPER = """\
@@ -99,7 +100,7 @@ _WRAPPER = """\
   {done};
 }"""
 _RUN_LEVEL = "{queue}.run_level(pdcc_level, {item}, {once});"
-_RUN_LEVEL_PACKED = "{queue}.run_level_packed(pdcc_level, {item}, {live}, {once});"
+_RUN_LEVEL_PACKED = "{queue}.run_level_packed(pdcc_level, {item}, {once});"
 _CONSUMER = """\
 {
   for (;;) {
@@ -174,6 +175,7 @@ class Member:
     uniform: tuple[int, ...] = ()         # parameters every launch passes on unchanged: not stored per item
     thread_per_item: bool = False         # every launch is <<<1, 1>>>: a consumer thread runs a whole item
     serial: bool = False                  # a site has a threshold: small items run in the launching thread
+    guard: thread_guard.ItemGuard | None = None  # its opening guard, when consumer blocks run its items packed
 
     @property
     def name(self) -> str:
@@ -289,11 +291,10 @@ def _mapping(unit: Unit, recursion: Recursion, member: Member) -> str:
         return "block by block, as launched,"
     if member.thread_per_item:
         return "a thread per item"
-    guard = _item_guard(unit, recursion, member)
-    if guard is None:
+    if member.guard is None:
         return "a block per item"
     return f"packed (several items per block; only the threads its guard at line " \
-           f"{unit.source.line_of(guard.test.start_byte)} lets through)"
+           f"{unit.source.line_of(member.guard.test.start_byte)} lets through)"
 
 
 def _append(plan: SitePlan, recursion: Recursion, level: ir.Expr) -> ir.Stmt:
@@ -307,8 +308,12 @@ def _append(plan: SitePlan, recursion: Recursion, level: ir.Expr) -> ir.Stmt:
             return ir.ExprStmt(ir.call(member.symbol("serial"), level, *node.expr.args.exprs))
         if not isinstance(node, ir.Launch):
             return None
-        return templates.statement(_APPEND, queue=member.queue, level=level, direct=ir.name(member.symbol("direct")),
-                                   arguments=[sites.GRID, sites.BLOCK, *plan.arguments])
+        arguments = [sites.GRID, sites.BLOCK, *plan.arguments]
+        direct = ir.name(member.symbol("direct"))
+        if member.guard is not None:
+            return templates.statement(_APPEND_PACKED, queue=member.queue, level=level, direct=direct,
+                                       live=ir.name(member.symbol("live")), arguments=arguments)
+        return templates.statement(_APPEND, queue=member.queue, level=level, direct=direct, arguments=arguments)
     return ir.transform(plan.code, append)
 
 
@@ -478,6 +483,7 @@ def _recursion(context: Context, site: Site) -> Recursion:
                 member.uniform = _uniform(unit, member) if len(members) == 1 else ()
                 member.thread_per_item = recursion.as_launched is None and all(
                     unit.text(s.launch.config[0]) == unit.text(s.launch.config[1]) == "1" for s in member.sites)
+                member.guard = _item_guard(unit, recursion, member)
         recursions[kernels[0].node] = recursion
     return recursions[kernels[0].node]
 
@@ -840,10 +846,8 @@ def _build(context: Context, recursion: Recursion) -> None:
     done = functools.partial(templates.statement, _LEVEL_DONE, queue=lead.queue, threads=threads,
                              blocks=ir.name(f"PDCC_BLOCKS_{s}"), consumer=ir.name(lead.symbol("level")), once=once,
                              others=[m.queue for m in recursion.members[1:]])
-    runs = tuple(templates.statement(_RUN_LEVEL_PACKED, queue=m.queue, item=ir.name(m.symbol("item")), once=once,
-                                     live=ir.name(m.symbol("live"))) if _item_guard(context.unit, recursion, m) else
-                 templates.statement(_RUN_LEVEL, queue=m.queue, item=ir.name(m.symbol("item")), once=once)
-                 for m in recursion.members)
+    runs = tuple(templates.statement(_RUN_LEVEL_PACKED if m.guard else _RUN_LEVEL, queue=m.queue,
+                                     item=ir.name(m.symbol("item")), once=once) for m in recursion.members)
     per_item = {"a thread" if m.thread_per_item else "a block" for m in recursion.members}
     if recursion.as_launched is not None:
         per_item = {f"each block of an item as launched ({recursion.as_launched} threads) in a block"}
@@ -874,7 +878,7 @@ def _build_member(context: Context, recursion: Recursion, member: Member, granul
         "static __device__", f"pdcc::WorkQueue<{record}, PDCC_POOL_BYTES_{s}, {_GROUPS[granularity]}, "
         f"PDCC_BUFFER_{s}, {'true' if member.thread_per_item else 'false'}"
         f"{', true' if recursion.as_launched is not None else ''}"
-        f"{', false, true' if _item_guard(unit, recursion, member) else ''}>", f"pdcc_queue_{function.name}",
+        f"{', false, true' if member.guard else ''}>", f"pdcc_queue_{function.name}",
         f"the work items of '{function.name}', two levels of them (pdcc_rt.cuh)"))
     declarations = tuple(p.declaration for p in parameters)
     bounds = launch_bounds(context, member.child)  # the kernel's own, else every block size
@@ -893,8 +897,10 @@ def _build_member(context: Context, recursion: Recursion, member: Member, granul
                           "", f"'{function.name}' as launched: level 0 of the recursion, then the levels its items make",
                           bounds)
     item = _copy(context, recursion, member, "item", recursion.copies, "appending at its level")
-    guard = _item_guard(unit, recursion, member)
-    live = (_live(context, member, guard),) if guard is not None else ()
+    live: tuple[ir.Function, ...] = ()
+    if member.guard is not None:  # the appends, in every member's body, count the threads it lets through
+        live = (_live(context, member, member.guard),)
+        context.place_before(lead.function, ir.Prototype(live[0]))
     definitions: tuple[ir.Definition, ...] = (item, *live, direct, *((consumer,) if consumer else ()), wrapper)
     if member.serial:
         leaf = _copy(context, recursion, member, "leaf", recursion.leaves, "run in the launching thread (a small "
@@ -970,7 +976,7 @@ def _live(context: Context, member: Member, guard: thread_guard.ItemGuard) -> ir
                                                                children.parameters(unit, member.function) or [])),
                        ir.Verbatim(Span(body.start_byte, body.end_byte), unit.text(body), renames), "",
                        f"the threads of an item of '{member.name}' that get past its guard at line "
-                       f"{unit.source.line_of(guard.test.start_byte)}: a consumer block runs only those")
+                       f"{unit.source.line_of(guard.test.start_byte)}, counted at the append: only those run")
 
 
 def _lines(unit: Unit, statement: Node) -> tuple[int, int, str]:

@@ -6,6 +6,7 @@
 // children of its own launches the kernel over them. The pointers pass on unchanged, the node varies.
 #line 1 "consolidate_block.cu"
 static __global__ void __launch_bounds__(1024) traverse__pdcc_direct(const pdcc::Level pdcc_level, const int* child_ptr, const int* children, const int* value, int* depth, int* path_sum, int node);
+static __device__ void traverse__pdcc_live(unsigned long long& pdcc_threads, const int* child_ptr, const int* children, const int* value, int* depth, int* path_sum, int node);
 #ifndef PDCC_POOL_BYTES_traverse_0
 #define PDCC_POOL_BYTES_traverse_0 67108864
 #endif
@@ -35,7 +36,7 @@ static __device__ void traverse__pdcc_body(const int* child_ptr, const int* chil
     { // pdcc: site traverse_0: consolidated per block
       const dim3 pdcc_grid = (nchild + 127) / 128;
       const dim3 pdcc_block = 128;
-      pdcc_queue_traverse.append(pdcc_queue_traverse.first_level(), traverse__pdcc_direct, pdcc_grid, pdcc_block, child_ptr, children, value, depth, path_sum, c);
+      pdcc_queue_traverse.append_packed(pdcc_queue_traverse.first_level(), traverse__pdcc_direct, traverse__pdcc_live, pdcc_grid, pdcc_block, child_ptr, children, value, depth, path_sum, c);
     }
 #line 16 "consolidate_block.cu"
   }
@@ -56,14 +57,14 @@ static __device__ void traverse__pdcc_item(const pdcc::Level pdcc_level, const u
     { // pdcc: site traverse_0: consolidated per block
       const dim3 pdcc_grid = (nchild + 127) / 128;
       const dim3 pdcc_block = 128;
-      pdcc_queue_traverse.append(pdcc_level, traverse__pdcc_direct, pdcc_grid, pdcc_block, child_ptr, children, value, depth, path_sum, c);
+      pdcc_queue_traverse.append_packed(pdcc_level, traverse__pdcc_direct, traverse__pdcc_live, pdcc_grid, pdcc_block, child_ptr, children, value, depth, path_sum, c);
     }
 #line 16 "consolidate_block.cu"
   }
 }
 #line 3 "consolidate_block.cu"
 
-// pdcc: the threads of an item of 'traverse' that get past its guard at line 8: a consumer block runs only those
+// pdcc: the threads of an item of 'traverse' that get past its guard at line 8, counted at the append: only those run
 static __device__ void traverse__pdcc_live(unsigned long long& pdcc_threads, const int* child_ptr, const int* children, const int* value, int* depth, int* path_sum, int node) {
 #line 7 "consolidate_block.cu"
   int first = child_ptr[node];
@@ -84,7 +85,7 @@ static __global__ void __launch_bounds__(1024) traverse__pdcc_direct(const pdcc:
 static __global__ void __launch_bounds__(1024) traverse__pdcc_level(pdcc::Level pdcc_level, const int* child_ptr, const int* children, const int* value, int* depth, int* path_sum)
 {
   for (;;) {
-    pdcc_queue_traverse.run_level_packed(pdcc_level, traverse__pdcc_item, traverse__pdcc_live, child_ptr, children, value, depth, path_sum);
+    pdcc_queue_traverse.run_level_packed(pdcc_level, traverse__pdcc_item, child_ptr, children, value, depth, path_sum);
     if (!pdcc_queue_traverse.next_level(pdcc_level, PDCC_THREADS_traverse_0, PDCC_BLOCKS_traverse_0, pdcc::level_launch(traverse__pdcc_level, child_ptr, children, value, depth, path_sum))) return;
   }
 }

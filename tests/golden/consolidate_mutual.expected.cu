@@ -9,7 +9,9 @@ __global__ void visit_odd(const int* child_ptr, const int* children, int* depth,
 #line 1 "consolidate_mutual.cu"
 static __global__ void __launch_bounds__(1024) visit_even__pdcc_level(pdcc::Level pdcc_level);
 static __global__ void __launch_bounds__(1024) visit_even__pdcc_direct(const pdcc::Level pdcc_level, const int* child_ptr, const int* children, int* depth, float* weight, int node);
+static __device__ void visit_even__pdcc_live(unsigned long long& pdcc_threads, const int* child_ptr, const int* children, int* depth, float* weight, int node);
 static __global__ void __launch_bounds__(1024) visit_odd__pdcc_direct(const pdcc::Level pdcc_level, const int* child_ptr, const int* children, int* depth, float* weight, float scale, int node);
+static __device__ void visit_odd__pdcc_live(unsigned long long& pdcc_threads, const int* child_ptr, const int* children, int* depth, float* weight, float scale, int node);
 #ifndef PDCC_POOL_BYTES_visit_even_0
 #define PDCC_POOL_BYTES_visit_even_0 67108864
 #endif
@@ -39,7 +41,7 @@ static __device__ void visit_even__pdcc_body(const int* child_ptr, const int* ch
     { // pdcc: site visit_even_0: consolidated per block
       const dim3 pdcc_grid = (nchild + 127) / 128;
       const dim3 pdcc_block = 128;
-      pdcc_queue_visit_odd.append(pdcc_queue_visit_even.first_level(), visit_odd__pdcc_direct, pdcc_grid, pdcc_block, child_ptr, children, depth, weight, 0.5f, c);
+      pdcc_queue_visit_odd.append_packed(pdcc_queue_visit_even.first_level(), visit_odd__pdcc_direct, visit_odd__pdcc_live, pdcc_grid, pdcc_block, child_ptr, children, depth, weight, 0.5f, c);
     }
 #line 16 "consolidate_mutual.cu"
   }
@@ -59,14 +61,14 @@ static __device__ void visit_even__pdcc_item(const pdcc::Level pdcc_level, const
     { // pdcc: site visit_even_0: consolidated per block
       const dim3 pdcc_grid = (nchild + 127) / 128;
       const dim3 pdcc_block = 128;
-      pdcc_queue_visit_odd.append(pdcc_level, visit_odd__pdcc_direct, pdcc_grid, pdcc_block, child_ptr, children, depth, weight, 0.5f, c);
+      pdcc_queue_visit_odd.append_packed(pdcc_level, visit_odd__pdcc_direct, visit_odd__pdcc_live, pdcc_grid, pdcc_block, child_ptr, children, depth, weight, 0.5f, c);
     }
 #line 16 "consolidate_mutual.cu"
   }
 }
 #line 4 "consolidate_mutual.cu"
 
-// pdcc: the threads of an item of 'visit_even' that get past its guard at line 9: a consumer block runs only those
+// pdcc: the threads of an item of 'visit_even' that get past its guard at line 9, counted at the append: only those run
 static __device__ void visit_even__pdcc_live(unsigned long long& pdcc_threads, const int* child_ptr, const int* children, int* depth, float* weight, int node) {
 #line 8 "consolidate_mutual.cu"
   int first = child_ptr[node];
@@ -104,7 +106,7 @@ static __device__ void visit_odd__pdcc_body(const int* child_ptr, const int* chi
     { // pdcc: site visit_odd_0: consolidated per block
       const dim3 pdcc_grid = (nchild + 127) / 128;
       const dim3 pdcc_block = 128;
-      pdcc_queue_visit_even.append(pdcc_queue_visit_even.first_level(), visit_even__pdcc_direct, pdcc_grid, pdcc_block, child_ptr, children, depth, weight, c);
+      pdcc_queue_visit_even.append_packed(pdcc_queue_visit_even.first_level(), visit_even__pdcc_direct, visit_even__pdcc_live, pdcc_grid, pdcc_block, child_ptr, children, depth, weight, c);
     }
 #line 30 "consolidate_mutual.cu"
   }
@@ -125,14 +127,14 @@ static __device__ void visit_odd__pdcc_item(const pdcc::Level pdcc_level, const 
     { // pdcc: site visit_odd_0: consolidated per block
       const dim3 pdcc_grid = (nchild + 127) / 128;
       const dim3 pdcc_block = 128;
-      pdcc_queue_visit_even.append(pdcc_level, visit_even__pdcc_direct, pdcc_grid, pdcc_block, child_ptr, children, depth, weight, c);
+      pdcc_queue_visit_even.append_packed(pdcc_level, visit_even__pdcc_direct, visit_even__pdcc_live, pdcc_grid, pdcc_block, child_ptr, children, depth, weight, c);
     }
 #line 30 "consolidate_mutual.cu"
   }
 }
 #line 17 "consolidate_mutual.cu"
 
-// pdcc: the threads of an item of 'visit_odd' that get past its guard at line 22: a consumer block runs only those
+// pdcc: the threads of an item of 'visit_odd' that get past its guard at line 22, counted at the append: only those run
 static __device__ void visit_odd__pdcc_live(unsigned long long& pdcc_threads, const int* child_ptr, const int* children, int* depth, float* weight, float scale, int node) {
 #line 21 "consolidate_mutual.cu"
   int first = child_ptr[node];
@@ -153,8 +155,8 @@ static __global__ void __launch_bounds__(1024) visit_odd__pdcc_direct(const pdcc
 static __global__ void __launch_bounds__(1024) visit_even__pdcc_level(pdcc::Level pdcc_level)
 {
   for (;;) {
-    pdcc_queue_visit_even.run_level_packed(pdcc_level, visit_even__pdcc_item, visit_even__pdcc_live);
-    pdcc_queue_visit_odd.run_level_packed(pdcc_level, visit_odd__pdcc_item, visit_odd__pdcc_live);
+    pdcc_queue_visit_even.run_level_packed(pdcc_level, visit_even__pdcc_item);
+    pdcc_queue_visit_odd.run_level_packed(pdcc_level, visit_odd__pdcc_item);
     if (!pdcc_queue_visit_even.next_level(pdcc_level, PDCC_THREADS_visit_even_0, PDCC_BLOCKS_visit_even_0, pdcc::level_launch(visit_even__pdcc_level), pdcc_queue_visit_odd)) return;
   }
 }

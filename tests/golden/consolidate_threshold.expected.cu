@@ -8,6 +8,7 @@
 // for wide nodes without a threshold.
 #line 1 "consolidate_threshold.cu"
 static __global__ void __launch_bounds__(1024) descend__pdcc_direct(const pdcc::Level pdcc_level, const int* child_ptr, const int* children, int* count, int node, int weight);
+static __device__ void descend__pdcc_live(unsigned long long& pdcc_threads, const int* child_ptr, const int* children, int* count, int node, int weight);
 static __device__ __noinline__ void descend__pdcc_serial(const pdcc::Level pdcc_level, const dim3 pdcc_gridDim, const dim3 pdcc_blockDim, const int* child_ptr, const int* children, int* count, int node, int weight);
 #ifndef PDCC_POOL_BYTES_descend_0
 #define PDCC_POOL_BYTES_descend_0 67108864
@@ -39,7 +40,7 @@ static __device__ void descend__pdcc_body(const int* child_ptr, const int* child
     { // pdcc: site descend_0: consolidated per warp
       const dim3 pdcc_grid = (fan + 255) / 256;
       const dim3 pdcc_block = 256;
-      pdcc_queue_descend.append(pdcc_queue_descend.first_level(), descend__pdcc_direct, pdcc_grid, pdcc_block, child_ptr, children, count, c, weight + 1);
+      pdcc_queue_descend.append_packed(pdcc_queue_descend.first_level(), descend__pdcc_direct, descend__pdcc_live, pdcc_grid, pdcc_block, child_ptr, children, count, c, weight + 1);
     }
 #line 16 "consolidate_threshold.cu"
   } else if (fan > 0) {
@@ -49,7 +50,7 @@ static __device__ void descend__pdcc_body(const int* child_ptr, const int* child
       const dim3 pdcc_grid = (pdcc_n + 31) / 32;
       const dim3 pdcc_block = 32;
       if (pdcc_n >= PDCC_THRESHOLD_descend_1) {
-        pdcc_queue_descend.append(pdcc_queue_descend.first_level(), descend__pdcc_direct, pdcc_grid, pdcc_block, child_ptr, children, count, c, weight);
+        pdcc_queue_descend.append_packed(pdcc_queue_descend.first_level(), descend__pdcc_direct, descend__pdcc_live, pdcc_grid, pdcc_block, child_ptr, children, count, c, weight);
       } else {
         descend__pdcc_serial(pdcc_queue_descend.first_level(), pdcc_grid, pdcc_block, child_ptr, children, count, c, weight);
       }
@@ -72,7 +73,7 @@ static __device__ void descend__pdcc_leaf(const pdcc::Level pdcc_level, const ui
     { // pdcc: site descend_0: consolidated per warp (in a small item run here: appended whatever its size)
       const dim3 pdcc_grid = (fan + 255) / 256;
       const dim3 pdcc_block = 256;
-      pdcc_queue_descend.append(pdcc_level, descend__pdcc_direct, pdcc_grid, pdcc_block, child_ptr, children, count, c, weight + 1);
+      pdcc_queue_descend.append_packed(pdcc_level, descend__pdcc_direct, descend__pdcc_live, pdcc_grid, pdcc_block, child_ptr, children, count, c, weight + 1);
     }
 #line 16 "consolidate_threshold.cu"
   } else if (fan > 0) {
@@ -81,7 +82,7 @@ static __device__ void descend__pdcc_leaf(const pdcc::Level pdcc_level, const ui
       const auto pdcc_n = fan;
       const dim3 pdcc_grid = (pdcc_n + 31) / 32;
       const dim3 pdcc_block = 32;
-      pdcc_queue_descend.append(pdcc_level, descend__pdcc_direct, pdcc_grid, pdcc_block, child_ptr, children, count, c, weight);
+      pdcc_queue_descend.append_packed(pdcc_level, descend__pdcc_direct, descend__pdcc_live, pdcc_grid, pdcc_block, child_ptr, children, count, c, weight);
     }
 #line 19 "consolidate_threshold.cu"
   }
@@ -114,7 +115,7 @@ static __device__ void descend__pdcc_item(const pdcc::Level pdcc_level, const ui
     { // pdcc: site descend_0: consolidated per warp
       const dim3 pdcc_grid = (fan + 255) / 256;
       const dim3 pdcc_block = 256;
-      pdcc_queue_descend.append(pdcc_level, descend__pdcc_direct, pdcc_grid, pdcc_block, child_ptr, children, count, c, weight + 1);
+      pdcc_queue_descend.append_packed(pdcc_level, descend__pdcc_direct, descend__pdcc_live, pdcc_grid, pdcc_block, child_ptr, children, count, c, weight + 1);
     }
 #line 16 "consolidate_threshold.cu"
   } else if (fan > 0) {
@@ -124,7 +125,7 @@ static __device__ void descend__pdcc_item(const pdcc::Level pdcc_level, const ui
       const dim3 pdcc_grid = (pdcc_n + 31) / 32;
       const dim3 pdcc_block = 32;
       if (pdcc_n >= PDCC_THRESHOLD_descend_1) {
-        pdcc_queue_descend.append(pdcc_level, descend__pdcc_direct, pdcc_grid, pdcc_block, child_ptr, children, count, c, weight);
+        pdcc_queue_descend.append_packed(pdcc_level, descend__pdcc_direct, descend__pdcc_live, pdcc_grid, pdcc_block, child_ptr, children, count, c, weight);
       } else {
         descend__pdcc_serial(pdcc_level, pdcc_grid, pdcc_block, child_ptr, children, count, c, weight);
       }
@@ -134,7 +135,7 @@ static __device__ void descend__pdcc_item(const pdcc::Level pdcc_level, const ui
 }
 #line 4 "consolidate_threshold.cu"
 
-// pdcc: the threads of an item of 'descend' that get past its guard at line 9: a consumer block runs only those
+// pdcc: the threads of an item of 'descend' that get past its guard at line 9, counted at the append: only those run
 static __device__ void descend__pdcc_live(unsigned long long& pdcc_threads, const int* child_ptr, const int* children, int* count, int node, int weight) {
 #line 8 "consolidate_threshold.cu"
   int first = child_ptr[node];
@@ -155,7 +156,7 @@ static __global__ void __launch_bounds__(1024) descend__pdcc_direct(const pdcc::
 static __global__ void __launch_bounds__(1024) descend__pdcc_level(pdcc::Level pdcc_level, const int* child_ptr, const int* children, int* count)
 {
   for (;;) {
-    pdcc_queue_descend.run_level_packed(pdcc_level, descend__pdcc_item, descend__pdcc_live, child_ptr, children, count);
+    pdcc_queue_descend.run_level_packed(pdcc_level, descend__pdcc_item, child_ptr, children, count);
     if (!pdcc_queue_descend.next_level(pdcc_level, PDCC_THREADS_descend_0, PDCC_BLOCKS_descend_0, pdcc::level_launch(descend__pdcc_level, child_ptr, children, count))) return;
   }
 }

@@ -2,10 +2,10 @@
 # Consolidated items run packed (issue 11): the recursive samples whose children open with a guard (tree,
 # traversal, descendants; mandelbrot runs its items as launched and is the control) built by two pdccs, each
 # input timed by both in turn, ROUNDS rounds, median of 5 per run:
-#   before  the pdcc in OLD (a copy of an earlier commit's pragmadp/, e.g. .old/pragmadp): a block per item
-#   after   this tree's pdcc: a consumer block packs items, running only their threads before the guard
+#   before  the pdcc in OLD (a copy of an earlier commit's pragmadp/ and grammar/)
+#   after   this tree's pdcc
 # bash bench/probes/packed_items/run.sh OUTDIR [OLD]   (OLD defaults to .old; carry it and .whl with the device
-# tool; WAVES="1 2 4" also times `after` with -DPDCC_CONSUMER_WAVES=each)
+# tool)
 set -u
 out=${1:?usage: run.sh OUTDIR [OLD]}; old=${2:-.old}
 cd "$(dirname "$0")/../../.."
@@ -25,7 +25,6 @@ samples="tree traversal descendants mandelbrot"
 for s in $samples; do
   build before $s "$old" &
   build after $s "$PWD" &
-  for w in ${WAVES:-}; do build after-w$w $s "$PWD" -DPDCC_CONSUMER_WAVES=${w}u & done
 done
 wait
 inputs=(
@@ -34,7 +33,7 @@ inputs=(
   "descendants|--size 4096 --param 0" "descendants|--size 1048576 --param 0" "descendants|--size 262144 --param 1"
   "mandelbrot|--size 1024" "mandelbrot|--size 8192"
 )
-variants="before after"; for w in ${WAVES:-}; do variants="$variants after-w$w"; done
+variants="before after"
 for round in ${ROUNDS:-1}; do
   for entry in "${inputs[@]}"; do
     s=${entry%%|*}; args=${entry#*|}
