@@ -954,20 +954,21 @@ struct WorkQueue {
       return;
     }
     const unsigned parity = (level.index + 1u) & 1u;
+    const unsigned lanes = __activemask(), leader = __ffs(lanes) - 1u, lane = linear_thread() & 31u;
+    if (Packed) {  // one atomic for the lanes that append together, whatever the granularity
+      const unsigned together = __reduce_add_sync(lanes, summable(live));
+      if (lane == leader) atomicAdd(&passing[parity], (unsigned long long)together);
+    }
     unsigned long long slot;
     if (G == kGridGroup) {
       slot = atomicAdd(&count[parity], 1ull);
-      if (Packed) atomicAdd(&passing[parity], live);
     } else {
-      const unsigned lanes = __activemask(), leader = __ffs(lanes) - 1u, lane = linear_thread() & 31u;
       const unsigned long long mine = groups_of(grid, block);
       const unsigned together = __reduce_add_sync(lanes, summable(mine));
-      const unsigned live_together = Packed ? __reduce_add_sync(lanes, summable(live)) : 0u;
       unsigned long long first = 0ull;
       if (lane == leader) {
         first = atomicAdd(&count[parity], (unsigned long long)__popc(lanes));
         atomicAdd(&groups[parity], (unsigned long long)together);
-        if (Packed) atomicAdd(&passing[parity], (unsigned long long)live_together);
       }
       slot = __shfl_sync(lanes, first, leader) + __popc(lanes & ((1u << lane) - 1u));
     }
