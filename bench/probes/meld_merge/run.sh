@@ -6,16 +6,22 @@
 #             from it, from PDCC_MELD_MIN_TRIPS_merge_runs_0 (256) trips on, below that the loops as written
 #   melded    pdcc's meld with -DPDCC_MELD_MIN_TRIPS_merge_runs_0=0: the counted loop at every run length
 #   counted2  merge_counted2.cu: as pdcc's, one counter update written as a select
-# bash bench/probes/meld_merge/run.sh OUTDIR   (ROUNDS="1 2" for two rounds, EXTRA="counted2 melded",
+#   site      merge_site_versioned.cu: pdcc's meld versioned at the site (below MIN_TRIPS the user's if/else)
+# bash bench/probes/meld_merge/run.sh OUTDIR   (ROUNDS="1 2" for two rounds, EXTRA="counted2 melded site",
 # RUNS="64 128 256 512" for other run lengths)
 set -u
 out=${1:?usage: run.sh OUTDIR}; cd "$(dirname "$0")/../../.."
 I="-I samples/common -I samples/meld_common -I samples/meld_merge"
 F="-arch=sm_90 -O3 -diag-suppress 20199"
+if [ -d .whl ] && [ ! -d /tmp/pdcc-site ]; then  # pdcc's dependencies, as gpu_box.sh installs them
+  python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/pdcc-site .whl/*.whl || exit 1
+fi
+[ -d /tmp/pdcc-site ] && export PYTHONPATH=/tmp/pdcc-site:$PWD
 mkdir -p /tmp/mm "$out"
 nvcc $F $I samples/meld_merge/merge.cu -o /tmp/mm/original &
 nvcc $F $I samples/meld_merge/merge_hand.cu -o /tmp/mm/hand &
 nvcc $F $I bench/probes/meld_merge/merge_counted2.cu -o /tmp/mm/counted2 &
+nvcc $F $I bench/probes/meld_merge/merge_site_versioned.cu -o /tmp/mm/site &
 python3 -m pragmadp -q $F -I samples/common -I samples/meld_common samples/meld_merge/merge.cu -o /tmp/mm/pdcc &
 python3 -m pragmadp -q $F -DPDCC_MELD_MIN_TRIPS_merge_runs_0=0 -I samples/common -I samples/meld_common \
   samples/meld_merge/merge.cu -o /tmp/mm/melded &
