@@ -330,14 +330,13 @@ EXPLANATIONS: dict[str, str] = {
         PDCC_THREADS_<site> threads (the launch's block size when it is a number, else 256, or threads(E)), in
         PDCC_BLOCKS_<site> blocks (blocks(E); 0 for one per item). When the kernel opens with
         `int i = <global x index>;`, declarations that only read its parameters and `if (i >= B) return;`,
-        the consumer evaluates them once per item and runs only the threads before B (the others would
-        return at once), packed: a block runs several items' live threads in one loop, so that items of a
-        few threads fill its warps (0 blocks then means as many as the live threads, which each append counts
-        with the same guard, fill once). A tail launch keeps no launch of the levels before it pending, so
-        the recursion may be as deep as it likes without device synchronization, with one launch per level
-        instead of one per node; a consumer grid of at most one block per SM goes on
-        with a narrow next level itself, at a grid-wide barrier (about 3 us on an H200 against 14 us for a
-        tail launch). A kernel whose threads cooperate (barriers, shared memory, warp intrinsics) runs "block
+        each append evaluates them once for its item and keeps the count of threads before B, and the
+        consumer runs only those (the others would return at once), packed: a block runs several items'
+        live threads in one loop, so that items of a few threads fill its warps (0 blocks then means as many
+        as the level's live threads fill once). A tail launch keeps no launch of the levels before it
+        pending, so the recursion may be as deep as it likes without device synchronization, with one launch
+        per level instead of one per node; a consumer grid of at most one block per SM goes on with a narrow
+        next level itself, at a grid-wide barrier (about 3 us on an H200 against 14 us for a tail launch). A kernel whose threads cooperate (barriers, shared memory, warp intrinsics) runs "block
         by block, as launched": every launch gives the same one-dimensional block size, which the consumer's
         blocks have, and each runs one block of an item. G (warp, block, grid) is the unit buffer(KIND, CAP)
         counts in; the consolidated launches of one kernel share the queue and consumer of the first.

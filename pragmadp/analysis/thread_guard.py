@@ -23,8 +23,9 @@ index cannot wrap.
 A consolidated item (transforms/consolidate.py) is run by a consumer block, not launched: its threads past
 the bound would take lanes of the block for nothing. `item_guard` also recognises a bound read from memory,
 with declarations before it that only read (`int first = child_ptr[node]; if (i >= child_ptr[node + 1] -
-first) return;`): the consumer evaluates them once per item (as if every thread of the item had read them
-at that moment, which the launched grid allows too) and runs only the threads before the bound.
+first) return;`): each append evaluates them once for its item (as if every thread of the item had read
+them right after the launch, which the launched grid allows too), and the consumer runs only the threads
+before the bound.
 """
 
 from __future__ import annotations

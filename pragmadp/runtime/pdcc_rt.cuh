@@ -891,7 +891,7 @@ struct WorkQueue {
   unsigned long long count[2];   // items appended to each queue; those past its capacity were launched directly
   unsigned long long groups[2];  // the warps or blocks of those items' grids (grid groups: one per item, the count)
   unsigned long long direct[2];  // items of each queue launched as grids of their own
-  unsigned long long passing[2]; // Packed: the threads of those items that get past their guard
+  unsigned long long passing[2]; // Packed: their threads past the guard (the items within the buffer)
   unsigned blocks_done;          // blocks of the running level that are done
   unsigned barrier;              // the in-place barrier: its round (bits 1..), and bit 0 when waiters gave up
   bool stays;                    // whether the grid goes on in place, decided in the round before
@@ -955,10 +955,6 @@ struct WorkQueue {
     }
     const unsigned parity = (level.index + 1u) & 1u;
     const unsigned lanes = __activemask(), leader = __ffs(lanes) - 1u, lane = linear_thread() & 31u;
-    if (Packed) {  // one atomic for the lanes that append together, whatever the granularity
-      const unsigned together = __reduce_add_sync(lanes, summable(live));
-      if (lane == leader) atomicAdd(&passing[parity], (unsigned long long)together);
-    }
     unsigned long long slot;
     if (G == kGridGroup) {
       slot = atomicAdd(&count[parity], 1ull);
@@ -971,6 +967,12 @@ struct WorkQueue {
         atomicAdd(&groups[parity], (unsigned long long)together);
       }
       slot = __shfl_sync(lanes, first, leader) + __popc(lanes & ((1u << lane) - 1u));
+    }
+    // Packed: the live threads of the items within the level's buffer, one atomic for the lanes that append
+    // together (the few past it are left out: the sum only sizes the next grid, whose loops run them all)
+    if (Packed) {
+      const unsigned together = __reduce_add_sync(lanes, slot < capacity(level.groups) ? summable(live) : 0u);
+      if (lane == leader) atomicAdd(&passing[parity], (unsigned long long)together);
     }
     if (slot < capacity(level.groups)) {
       ::new (items(parity) + slot) Record(grid, block, arguments...);
@@ -1086,10 +1088,12 @@ struct WorkQueue {
     const unsigned long long stored = appended(index) < kItems ? appended(index) : kItems;
     if (ThreadPerItem) return (stored + threads - 1u) / threads;
     if (!Packed || stored == 0ull) return stored;
-    // blocks that the items' live threads fill once (at least one, at most one per item)
+    // blocks that the items' live threads fill once, or that take every item in one pass when most have
+    // none (at most one per item)
     const unsigned long long live = *(volatile const unsigned long long*)&passing[(index + 1u) & 1u];
-    const unsigned long long filled = (live + threads - 1u) / threads;
-    return filled < 1ull ? 1ull : filled < stored ? filled : stored;
+    const unsigned long long filled = (live + threads - 1u) / threads, passes = (stored + threads - 1u) / threads;
+    const unsigned long long wanted = filled > passes ? filled : passes;
+    return wanted < stored ? wanted : stored;
   }
   // Empties the queue level `index` ran: it takes the level after next.
   __device__ void level_ran(unsigned index) {
@@ -1191,9 +1195,9 @@ struct WorkQueue {
     (others.level_ran(level.index), ...);
     const unsigned long long appended_all = (appended(level.index) + ... + others.appended(level.index));
     const unsigned long long launches_all = (launches(level.index) + ... + others.launches(level.index));
-    // Enough blocks for the largest queue's items stored so far (the consumer runs each queue with all its
-    // blocks); grids this level launched directly may still append, and the consumer's loops stride over
-    // those too.
+    // Enough blocks for the largest queue's items stored so far (blocks_wanted: packed items by their live
+    // threads; the consumer runs each queue with all its blocks); grids this level launched directly may
+    // still append, and the consumer's loops stride over those too.
     unsigned long long wanted = blocks_wanted(level.index, threads);
     ((wanted = others.blocks_wanted(level.index, threads) > wanted ? others.blocks_wanted(level.index, threads) : wanted),
      ...);
