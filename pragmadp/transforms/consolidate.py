@@ -848,16 +848,17 @@ def _build(context: Context, recursion: Recursion) -> None:
                              others=[m.queue for m in recursion.members[1:]])
     runs = tuple(templates.statement(_RUN_LEVEL_PACKED if m.guard else _RUN_LEVEL, queue=m.queue,
                                      item=ir.name(m.symbol("item")), once=once) for m in recursion.members)
-    per_item = {"a thread" if m.thread_per_item else "a block" for m in recursion.members}
+    per_item = {"a thread per item" if m.thread_per_item else "several items' live threads per block" if m.guard
+                else "a block per item" for m in recursion.members}
     if recursion.as_launched is not None:
-        per_item = {f"each block of an item as launched ({recursion.as_launched} threads) in a block"}
+        per_item = {f"each block of an item as launched ({recursion.as_launched} threads) in a block per item"}
     consumer = ir.Function("static __global__", lead.symbol("level"),
                            ("pdcc::Level pdcc_level", *(lead.child.parameters[i].declaration for i in lead.uniform)),
                            templates.block(_CONSUMER, runs=runs, queue=lead.queue, threads=threads,
                                            blocks=ir.name(f"PDCC_BLOCKS_{s}"), consumer=ir.name(lead.symbol("level")),
                                            once=once, others=[m.queue for m in recursion.members[1:]]),
                            "", f"the consumer of {recursion.names}: the items appended at the level before, "
-                           f"{' or '.join(sorted(per_item))} per item, level after level while they are few "
+                           f"{' or '.join(sorted(per_item))}, level after level while they are few "
                            "(pdcc_rt.cuh)", f"__launch_bounds__({MAX_THREADS})")
     if len(recursion.members) > 1:
         context.place_before(lead.function, ir.Prototype(consumer))

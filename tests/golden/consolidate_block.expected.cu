@@ -81,7 +81,7 @@ static __global__ void __launch_bounds__(1024) traverse__pdcc_direct(const pdcc:
   traverse__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, child_ptr, children, value, depth, path_sum, node);
 }
 
-// pdcc: the consumer of 'traverse': the items appended at the level before, a block per item, level after level while they are few (pdcc_rt.cuh)
+// pdcc: the consumer of 'traverse': the items appended at the level before, several items' live threads per block, level after level while they are few (pdcc_rt.cuh)
 static __global__ void __launch_bounds__(1024) traverse__pdcc_level(pdcc::Level pdcc_level, const int* child_ptr, const int* children, const int* value, int* depth, int* path_sum)
 {
   for (;;) {

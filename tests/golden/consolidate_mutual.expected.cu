@@ -151,7 +151,7 @@ static __global__ void __launch_bounds__(1024) visit_odd__pdcc_direct(const pdcc
   visit_odd__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, child_ptr, children, depth, weight, scale, node);
 }
 
-// pdcc: the consumer of 'visit_even' and 'visit_odd': the items appended at the level before, a block per item, level after level while they are few (pdcc_rt.cuh)
+// pdcc: the consumer of 'visit_even' and 'visit_odd': the items appended at the level before, several items' live threads per block, level after level while they are few (pdcc_rt.cuh)
 static __global__ void __launch_bounds__(1024) visit_even__pdcc_level(pdcc::Level pdcc_level)
 {
   for (;;) {

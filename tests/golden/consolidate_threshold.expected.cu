@@ -152,7 +152,7 @@ static __global__ void __launch_bounds__(1024) descend__pdcc_direct(const pdcc::
   descend__pdcc_item(pdcc_level, blockIdx, threadIdx, gridDim, blockDim, child_ptr, children, count, node, weight);
 }
 
-// pdcc: the consumer of 'descend': the items appended at the level before, a block per item, level after level while they are few (pdcc_rt.cuh)
+// pdcc: the consumer of 'descend': the items appended at the level before, several items' live threads per block, level after level while they are few (pdcc_rt.cuh)
 static __global__ void __launch_bounds__(1024) descend__pdcc_level(pdcc::Level pdcc_level, const int* child_ptr, const int* children, int* count)
 {
   for (;;) {
