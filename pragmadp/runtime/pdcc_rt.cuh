@@ -778,8 +778,8 @@ __device__ unsigned long long threads_before(unsigned long long threads, TurnedA
 // run those of them all, one after another in one prefix sum, so that items of a few threads fill the
 // block's warps. (A level with no more items than blocks skips the scan: a block per item, its live threads
 // only, measured faster on narrow levels, bench/probes/packed_items.) An item of more than kPackedThreads
-// threads is run by the whole block after the others. The items' threads need not
-// run together: only kernels whose threads neither synchronise nor share are consolidated so.
+// threads is run by the whole block after the others. The items' threads need not run together: only
+// kernels whose threads neither synchronise nor share are consolidated so.
 constexpr unsigned kPackedThreads = 1u << 21;  // (times up to 1024 items: the prefix sum fits 32 bits)
 
 __device__ __forceinline__ unsigned long long items_per_block(unsigned long long items, unsigned long long blocks,
@@ -1057,8 +1057,9 @@ struct WorkQueue {
   }
 
   // The consumer of a level whose items' guard turns threads away (their live threads counted at the
-  // append): blocks run their live threads packed (run_packed). Only for such items: for the others a block per item is as
-  // good, and the packed loop's registers made ptxas spill in mandelbrot's consumer (23% slower on an H100).
+  // append): blocks run their live threads packed (run_packed). Only for such items: for the others a block
+  // per item is as good, and the packed loop's registers made ptxas spill in mandelbrot's consumer (23%
+  // slower on an H100).
   template <typename Item, typename... Once>
   __device__ void run_level_packed(const Level& level, Item item, const Once&... once) {
     static_assert(Packed && !ThreadPerItem && !AsLaunched, "only a queue of guarded items runs packed");
