@@ -336,9 +336,10 @@ EXPLANATIONS: dict[str, str] = {
         as the level's live threads fill once). A tail launch keeps no launch of the levels before it
         pending, so the recursion may be as deep as it likes without device synchronization, with one launch
         per level instead of one per node; a consumer grid of at most one block per SM goes on with a narrow
-        next level itself, at a grid-wide barrier (about 3 us on an H200 against 14 us for a tail launch). A kernel whose threads cooperate (barriers, shared memory, warp intrinsics) runs "block
-        by block, as launched": every launch gives the same one-dimensional block size, which the consumer's
-        blocks have, and each runs one block of an item. G (warp, block, grid) is the unit buffer(KIND, CAP)
+        next level itself, at a grid-wide barrier (about 3 us on an H200 against 14 us for a tail launch). A
+        kernel whose threads cooperate (barriers, shared memory, warp intrinsics) runs "block by block, as
+        launched": every launch gives the same one-dimensional block size, which the consumer's blocks have,
+        and each runs one block of an item. G (warp, block, grid) is the unit buffer(KIND, CAP)
         counts in; the consolidated launches of one kernel share the queue and consumer of the first.
         Kernels that launch one another under consldt (mutual recursion: `ping` launches `pong`, which launches
         `ping`) are consolidated together: each keeps a queue of its own items, and one consumer per level

@@ -17,9 +17,9 @@ as the program launches it becomes a wrapper that runs the body where it stands 
 level 1, whose threads run `walk__pdcc_item` (the body again, its built-ins parameters named as the
 built-ins, the sites rewritten the same way) for every (block, thread) of every item: a thread per item
 when the launch is `<<<1, 1>>>`, a block per item, or, when the child opens with a guard that turns
-threads away (thread_guard.item_guard), packed: a block runs the threads that get past it of several items
-in one loop. Each consumer's last block tail-launches the
-next level until one appends nothing. A tail launch starts once its grid and that grid's children are
+threads away (thread_guard.item_guard), packed: each append counts the threads that get past it
+(`walk__pdcc_live`), and a block runs those of several items in one loop. Each consumer's last block
+tail-launches the next level until one appends nothing. A tail launch starts once its grid and that grid's children are
 done and keeps no launch of the levels before pending, so the recursion may be as deep as it likes
 without device synchronization. A consumer grid of at most one block per SM goes on with a narrow next
 level itself, its blocks waiting at a grid barrier (cheaper than a tail launch). An item past its
