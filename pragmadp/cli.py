@@ -508,7 +508,8 @@ class Build:
                     source = pipeline.read_input(STDIN_NAME, STDIN_NAME, self.stdin)
                 else:
                     source = pipeline.read_input(path, path)
-                unit.result = pipeline.transform_input(source, auto=self.options.auto, defines=self._defines())
+                unit.result = pipeline.transform_input(source, auto=self.options.auto, defines=self._defines(),
+                                                       include_dirs=tuple(self.command.values("--include-path", split_commas=True)))
             except pipeline.InternalError as exc:
                 ok = False
                 exc.remark.hint, reproducer = _reproducer(self.argv, exc.details, {"input.cu": exc.source.data})

@@ -180,50 +180,55 @@ EXPLANATIONS: dict[str, str] = {
         the serial path and the launch; it never changes what the program computes. Write the grid size as one
         of these divisions to have the threshold compare your real N.""",
     "PDCC510": """\
-        The child, or a device function of this file that it calls, synchronises its threads with
-        __syncthreads (or its _count, _and, _or forms), __syncwarp or __barrier_sync. Run one after another in
-        the parent thread, the child's threads never reach the barrier together, so threshold leaves the
-        launch as written. Aggregation refuses such a child too (an aggregated block holds idle threads beyond
-        its record's block size, which never reach the barrier), and so does consolidation of a recursion (an
-        item's threads do not run together as the blocks they were launched as). coarsen works: a coarsened
-        block puts a __syncthreads() between the original blocks it runs. The end of the message says which
-        pass gave up; use coarsen for such a child, or remove the barrier if its threads need not cooperate.""",
+        The child, or a device function it calls (in this file, or in a header the file includes with quotes),
+        synchronises its threads with __syncthreads (or its _count, _and, _or forms), __syncwarp or
+        __barrier_sync. Run one after another in the parent thread, the child's threads never reach the
+        barrier together, so threshold leaves the launch as written. Aggregation refuses such a child too (an
+        aggregated block holds idle threads beyond its record's block size, which never reach the barrier),
+        and so does consolidation of a recursion (an item's threads do not run together as the blocks they
+        were launched as) unless every launch of the recursion gives the same one-dimensional block size: the
+        consumer then runs each block of an item as launched. coarsen works: a coarsened block puts a
+        __syncthreads() between the original blocks it runs. The end of the message says which pass gave up;
+        use coarsen for such a child, or remove the barrier if its threads need not cooperate.""",
     "PDCC511": """\
-        The child, or a device function of this file that it calls, uses __shared__ memory, which the threads
-        of a block share. Run serially in the parent thread there is no block of the child to share it with (a
-        __shared__ variable there would be shared by the parent's block, whose threads each run a different
-        child), so threshold leaves the launch as written; consolidation of a recursion refuses too, since a
-        consolidated item's threads do not run together as the blocks they were launched as. coarsen works (a
-        __syncthreads() between the original blocks a block runs keeps one block's data from being overwritten
-        while another still reads it), and so does aggregation, whose blocks each run one record's block. Use
-        coarsen or consldt for such a child, or threshold a child that keeps its data in registers or global
-        memory.""",
+        The child, or a device function it calls (in this file, or in a header the file includes with quotes),
+        uses __shared__ memory, which the threads of a block share. Run serially in the parent thread there is
+        no block of the child to share it with (a __shared__ variable there would be shared by the parent's
+        block, whose threads each run a different child), so threshold leaves the launch as written;
+        consolidation of a recursion refuses too, since a consolidated item's threads do not run together as
+        the blocks they were launched as, unless every launch of the recursion gives the same one-dimensional
+        block size (each block of an item then runs as launched). coarsen works (a __syncthreads() between the
+        original blocks a block runs keeps one block's data from being overwritten while another still reads
+        it), and so does aggregation, whose blocks each run one record's block. Use coarsen or consldt for
+        such a child, or threshold a child that keeps its data in registers or global memory.""",
     "PDCC512": """\
-        The child, or a device function of this file that it calls, uses a warp-level intrinsic (__shfl*,
-        __ballot*, __any_sync, __all_sync, __activemask, __match_*, __reduce_*_sync, ...), whose result
-        depends on the other lanes of its warp running it at the same time. Run serially in one parent thread
-        there are no such lanes, so threshold leaves the launch as written; aggregation refuses too (an
-        aggregated block holds idle threads, so a warp may run partly empty), and so does consolidation of a
-        recursion (an item's threads do not run as the warps they were launched as). coarsen works: a
-        coarsened block runs each original block with all of its threads. Use coarsen for such a child.""",
+        The child, or a device function it calls (in this file, or in a header the file includes with quotes),
+        uses a warp-level intrinsic (__shfl*, __ballot*, __any_sync, __all_sync, __activemask, __match_*,
+        __reduce_*_sync, ...), whose result depends on the other lanes of its warp running it at the same
+        time. Run serially in one parent thread there are no such lanes, so threshold leaves the launch as
+        written; aggregation refuses too (an aggregated block holds idle threads, so a warp may run partly
+        empty), and so does consolidation of a recursion (an item's threads do not run as the warps they were
+        launched as) unless every launch of the recursion gives the same one-dimensional block size (each
+        block of an item then runs as launched). coarsen works: a coarsened block runs each original block
+        with all of its threads. Use coarsen for such a child.""",
     "PDCC513": """\
-        The child, or a device function of this file that it calls, uses cooperative groups
-        (cooperative_groups, this_thread_block, this_grid, tiled_partition, coalesced_threads,
-        thread_block_tile, ...), whose groups are the threads, blocks and grid the child was launched with.
-        pdcc's serial path, coarsened blocks, aggregated grids and consolidated items all change those, so
-        every pass leaves such a launch as written: threshold, coarsen and consldt alike. Remove the pragma,
-        or write the child with the plain built-ins (threadIdx, blockIdx, __syncthreads) if you want pdcc to
-        work on it.""",
+        The child, or a device function it calls (in this file, or in a header the file includes with quotes),
+        uses cooperative groups (cooperative_groups, this_thread_block, this_grid, tiled_partition,
+        coalesced_threads, thread_block_tile, ...), whose groups are the threads, blocks and grid the child
+        was launched with. pdcc's serial path, coarsened blocks, aggregated grids and consolidated items all
+        change those, so every pass leaves such a launch as written: threshold, coarsen and consldt alike.
+        Remove the pragma, or write the child with the plain built-ins (threadIdx, blockIdx, __syncthreads) if
+        you want pdcc to work on it.""",
     "PDCC514": """\
-        The launched kernel launches itself, in its body or in a device function of this file that it calls.
-        threshold cannot run it serially (its serial version would recurse in the parent thread without
-        bound), coarsening would reach the first level of the recursion only, and aggregation does not serve
-        it either, so the launch is left as written. A recursion is served by consolidation instead: put
-        consldt(block) (or warp, grid) on the kernel's launch of itself, where threshold(N) then runs small
-        items in the launching thread; the kernel must then be launched from the host only (PDCC573).
-        Consolidation reports this rule too when the kernel launches itself on every path, with no condition
-        and no return before the launch: a recursion without a base case, which would run level after level
-        without end.""",
+        The launched kernel launches itself, in its body or in a device function it calls (in this file, or in
+        a header the file includes with quotes). threshold cannot run it serially (its serial version would
+        recurse in the parent thread without bound), coarsening would reach the first level of the recursion
+        only, and aggregation does not serve it either, so the launch is left as written. A recursion is
+        served by consolidation instead: put consldt(block) (or warp, grid) on the kernel's launch of itself,
+        where threshold(N) then runs small items in the launching thread; the kernel must then be launched
+        from the host only (PDCC573). Consolidation reports this rule too when the kernel launches itself on
+        every path, with no condition and no return before the launch: a recursion without a base case, which
+        would run level after level without end.""",
     "PDCC515": """\
         pdcc builds each pass's code (the serial version, the coarsened and aggregated kernels) from the
         child's body, so it needs the one definition of the launched kernel in the file it compiles. Here it
@@ -234,11 +239,11 @@ EXPLANATIONS: dict[str, str] = {
         file is still transformed. Define the kernel, whole, in the file that launches it (in each #if
         branch), give overloads distinct names, or remove the pragma.""",
     "PDCC516": """\
-        The child, or a device function of this file that it calls, contains inline assembly (asm, __asm__).
-        pdcc cannot see what it does (it may read special registers such as %tid or %ctaid, synchronise, or
-        exchange values within its warp), so every pass leaves the launch as written: threshold, coarsen and
-        consldt alike. Write that code with CUDA built-ins and intrinsics, which pdcc can read, or remove the
-        pragma.""",
+        The child, or a device function it calls (in this file, or in a header the file includes with quotes),
+        contains inline assembly (asm, __asm__). pdcc cannot see what it does (it may read special registers
+        such as %tid or %ctaid, synchronise, or exchange values within its warp), so every pass leaves the
+        launch as written: threshold, coarsen and consldt alike. Write that code with CUDA built-ins and
+        intrinsics, which pdcc can read, or remove the pragma.""",
     "PDCC517": """\
         The child's signature, the parent's, or the launch has a form the pass cannot build its code for; the
         message says which: a parameter pdcc cannot forward (an unnamed function pointer, C varargs), a
@@ -584,7 +589,9 @@ def explain(rule_id: str) -> str:
         raise CommandError(rules.BAD_COMMAND_LINE, "unknown-rule", rule=rule_id)
     lines = [f"{rule.id} {rule.name} ({_kind(rule)})", "", textwrap.fill(rule.summary, 100)]
     if rule.id in EXPLANATIONS:
-        lines += ["", textwrap.fill(" ".join(textwrap.dedent(EXPLANATIONS[rule.id]).split()), 100)]
+        # (a hyphenated word such as `built-ins` is never split at the end of a line)
+        lines += ["", textwrap.fill(" ".join(textwrap.dedent(EXPLANATIONS[rule.id]).split()), 100,
+                                    break_on_hyphens=False)]
     if rule.messages:
         lines += ["", "messages:"]
         for message in rule.messages.values():

@@ -117,16 +117,19 @@ class InternalError(PdccError):
         self.details = details     # the formatted traceback, for the reproducer
 
 
-def transform(source: SourceFile, auto: str | None = None, defines: Mapping[str, str] | None = None) -> Result:
+def transform(source: SourceFile, auto: str | None = None, defines: Mapping[str, str] | None = None,
+              include_dirs: tuple[str, ...] = ()) -> Result:
     """Transforms one CUDA source. Raises PdccError (with its remark) when the input is wrong, and
     InternalError (a PdccError) when pdcc itself fails.
 
     `auto` is a clause list (e.g. "threshold(128)") applied to every device-side launch that has no
     pragma of its own, as the CGO'22 framework does without pragmas. `defines` are the command line's
     `-D` macros: the knobs pdcc itself reads (a meld site's threshold decides at transform time).
+    `include_dirs` are its `-I` directories, where the headers the file includes with quotes are found (the
+    analyses follow calls into them).
     """
     try:
-        unit = frontend.parse(source, auto=auto is not None)
+        unit = frontend.parse(source, auto=auto is not None, include_dirs=include_dirs)
         if auto is not None:
             frontend.add_auto_sites(unit, auto)
         frontend.name_sites(unit)
@@ -140,8 +143,8 @@ def transform(source: SourceFile, auto: str | None = None, defines: Mapping[str,
 
 
 def transform_path(path: str, display_path: str | None = None, auto: str | None = None,
-                   defines: Mapping[str, str] | None = None) -> Result:
-    return transform_input(read_input(path, display_path), auto, defines)
+                   defines: Mapping[str, str] | None = None, include_dirs: tuple[str, ...] = ()) -> Result:
+    return transform_input(read_input(path, display_path), auto, defines, include_dirs)
 
 
 def read_input(path: str, display_path: str | None = None, data: bytes | None = None) -> SourceFile:
@@ -151,14 +154,14 @@ def read_input(path: str, display_path: str | None = None, data: bytes | None = 
     return SourceFile.load(path, display_path) if data is None else SourceFile(path, data, display_path)
 
 
-def transform_input(source: SourceFile, auto: str | None = None,
-                    defines: Mapping[str, str] | None = None) -> Result:
+def transform_input(source: SourceFile, auto: str | None = None, defines: Mapping[str, str] | None = None,
+                    include_dirs: tuple[str, ...] = ()) -> Result:
     """`transform`, or the input untouched when it is not text and holds no pdcc pragma."""
     if source.unreadable is not None:
         if pragmas.pdcc_pragmas(preprocessor.scan(source.data)):
             raise source.unreadable
         return Result(source, source.data.decode("utf-8", "surrogateescape"))
-    return transform(source, auto, defines)
+    return transform(source, auto, defines, include_dirs)
 
 
 def _site_lines(unit: frontend.Unit) -> list[SiteLines]:

@@ -70,7 +70,7 @@ def rewrite(unit: Unit, defines: Mapping[str, str] | None = None, auto: bool = F
     for pragma in unit.pdcc_pragmas:
         if not any(m.start_byte <= pragma.start_byte < m.end_byte for m in melded):  # printed with its if
             _comment_out(edits, unit, pragma)
-    result.remarks += pragmas.unread_pragmas(unit.source)
+    result.remarks += pragmas.unread_pragmas(unit.source, unit.include_dirs)
     result.text = edits.render()
     return result
 

@@ -6,8 +6,9 @@ recursive launch recurses on the parent's stack, or launches other kernels: pdcc
 are made from the source and would hold those launches without their pragmas and checks. Inline assembly is refused because pdcc cannot see
 what it does. Nor when the child reads `threadIdx`/`blockIdx`/`blockDim`/`gridDim` through a helper
 function, a macro or a lambda: pdcc rewrites the built-ins only in the child's own body. Device
-functions the child calls in this file are checked too; functions defined elsewhere cannot be seen and
-are assumed not to cooperate.
+functions the child calls are checked too, in this file and in the headers it includes with quotes
+(cuda/headers.py); functions defined elsewhere (another translation unit, a header included with <...>)
+cannot be seen and are assumed not to cooperate.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pragmadp.cuda import headers
 from pragmadp.cuda.frontend import Function, Node, Unit, kernel_call_syntax, launched_identifier, node_text, walk
 from pragmadp.report import rules
 from pragmadp.report.remarks import Rule
@@ -33,8 +35,9 @@ class Obstacle:
 
     rule: Rule
     message: str
-    node: Node
-    function: str
+    node: Node        # in the child's file: the obstacle, or the call that leads to it in a header
+    function: str     # the function it is in
+    text: str         # the obstacle's own text (`__syncthreads`, `threadIdx`), wherever it is
 
 
 _BUILTINS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
@@ -49,19 +52,20 @@ def obstacles(unit: Unit, child: Function) -> tuple[Obstacle, ...]:
 def _obstacles(unit: Unit, child_node: Node) -> tuple[Obstacle, ...]:
     child = unit.function_of(child_node)
     assert child is not None   # every function definition of the unit is indexed
-    return tuple(_search(unit, child, child, set(), unit.analysis(_builtin_macros)))
+    return tuple(_search(unit, child, unit, child, None, set(), unit.analysis(_builtin_macros)))
 
 
 def _builtin_macros(unit: Unit) -> frozenset[str]:
     """Macros whose replacement text names a built-in index (`#define TID (blockIdx.x * ...)`), read from
-    the preprocessor's view of the file's `#define` lines."""
-    scan = unit.source.preprocessor
+    the preprocessor's view of the `#define` lines of the file and of the headers it includes."""
     names = set()
-    for line in scan.lines:
-        if line.name == "define" and not line.skipped:
-            definition = _DEFINITION.match(scan.argument(line)[0])
-            if definition is not None and _BUILTIN_WORD.search(definition.group(2)):
-                names.add(definition.group(1))
+    for source in (unit.source, *(header.unit.source for header in headers.included(unit))):
+        scan = source.preprocessor
+        for line in scan.lines:
+            if line.name == "define" and not line.skipped:
+                definition = _DEFINITION.match(scan.argument(line)[0])
+                if definition is not None and _BUILTIN_WORD.search(definition.group(2)):
+                    names.add(definition.group(1))
     return frozenset(names)
 
 
@@ -69,7 +73,7 @@ _DEFINITION = re.compile(r"\s*([A-Za-z_]\w*)(?:\([^)]*\))?(.*)", re.S)
 _BUILTIN_WORD = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim)\b")
 
 
-def _hidden_builtin(unit: Unit, node, in_callee: bool, macros: set[str]) -> str | None:
+def _hidden_builtin(unit: Unit, node, in_callee: bool, macros: frozenset[str]) -> str | None:
     """How `node` reads a built-in pdcc cannot rename, if it does."""
     if node.type == "identifier":
         text = unit.text(node)
@@ -83,45 +87,74 @@ def _hidden_builtin(unit: Unit, node, in_callee: bool, macros: set[str]) -> str 
     return None
 
 
-def _search(unit: Unit, child: Function, function: Function, visited: set[str], macros: set[str]):
+def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry: Node | None, visited: set[str],
+            macros: frozenset[str]):
+    """The obstacles of `function`, defined in `owner` (the child's unit, or a header it includes). In a
+    header, each obstacle stands at `entry`, the call in the child's file that leads there, and its message
+    says where in the header it is."""
     visited.add(function.name)
-    where = "" if function is child else f" (in '{function.name}', which it calls)"
     assert function.body is not None   # children and callees are searched only when they have a body
     for node in walk(function.body):
-        hidden = _hidden_builtin(unit, node, function is not child, macros)
+        where = _where(unit, child, owner, function, node)
+        at = node if entry is None else entry
+        text = owner.text(node) if node.child_count == 0 or node.type in _ASM else ""
+        hidden = _hidden_builtin(owner, node, function is not child, macros)
         if hidden is not None:
             yield Obstacle(rules.CHILD_HIDDEN_BUILTINS, f"child '{child.name}' reads thread or block indices through "
-                           f"{hidden}{where}, which pdcc does not rewrite", node, function.name)
+                           f"{hidden}{where}, which pdcc does not rewrite", at, function.name, owner.text(node))
             continue
-        text = unit.text(node) if node.child_count == 0 or node.type in _ASM else ""
         if node.type in _ASM or text in ("asm", "__asm__", "__asm"):
-            yield Obstacle(rules.CHILD_ASM, f"child '{child.name}' contains inline assembly{where}", node, function.name)
+            yield Obstacle(rules.CHILD_ASM, f"child '{child.name}' contains inline assembly{where}", at, function.name,
+                           text)
         elif text == "__shared__":
-            yield Obstacle(rules.CHILD_SHARED, f"child '{child.name}' uses __shared__ memory{where}", node, function.name)
+            yield Obstacle(rules.CHILD_SHARED, f"child '{child.name}' uses __shared__ memory{where}", at, function.name,
+                           text)
         elif node.type not in ("identifier", "namespace_identifier", "type_identifier", "field_identifier"):
             if node.type == "kernel_call_syntax":
                 call = node.parent
                 launched_node = call.child_by_field_name("function") if call is not None else None
                 assert call is not None and launched_node is not None   # <<<...>>> is part of a call expression
                 launched = node_text(launched_identifier(launched_node))
+                launch_at = call if entry is None else entry
                 if launched == child.name:
-                    yield Obstacle(rules.CHILD_RECURSIVE, f"child '{child.name}' launches itself{where}", call,
-                                   function.name)
+                    yield Obstacle(rules.CHILD_RECURSIVE, f"child '{child.name}' launches itself{where}", launch_at,
+                                   function.name, launched)
                 else:
                     yield Obstacle(rules.CHILD_LAUNCHES, f"child '{child.name}' launches '{launched}'{where} (nested "
                                    "dynamic parallelism: pdcc's copies of its body would launch it unchecked)",
-                                   call, function.name)
+                                   launch_at, function.name, launched)
         elif _BARRIERS.match(text):
             yield Obstacle(rules.CHILD_BARRIER, f"child '{child.name}' synchronises its threads with '{text}'{where}",
-                           node, function.name)
+                           at, function.name, text)
         elif _WARP.match(text):
-            yield Obstacle(rules.CHILD_WARP, f"child '{child.name}' uses the warp intrinsic '{text}'{where}", node,
-                           function.name)
+            yield Obstacle(rules.CHILD_WARP, f"child '{child.name}' uses the warp intrinsic '{text}'{where}", at,
+                           function.name, text)
         elif _COOPERATIVE.match(text):
             yield Obstacle(rules.CHILD_COOPERATIVE, f"child '{child.name}' uses cooperative groups ('{text}'){where}",
-                           node, function.name)
-        elif node.type == "identifier" and node.parent is not None and node.parent.type == "call_expression" and \
-                text not in visited and kernel_call_syntax(node.parent) is None:  # a launch is not a call
-            for callee in unit.definitions(text):
+                           at, function.name, text)
+        elif node.type == "identifier" and text not in visited and _names_the_callee(node):
+            for callee_unit, callee in headers.definitions(unit, text):
                 if callee.runs_on_device and callee.body is not None:
-                    yield from _search(unit, child, callee, visited, macros)
+                    yield from _search(unit, child, callee_unit, callee, entry if entry is not None or callee_unit is unit
+                                       else at, visited, macros)
+
+
+def _where(unit: Unit, child: Function, owner: Unit, function: Function, node: Node) -> str:
+    """Where in the child's callees a node is: nothing in the child itself, ` (in 'f', which it calls)` in
+    a function of its file, ` (in 'f', which it calls, tile.cuh:12)` in a header's."""
+    if function is child:
+        return ""
+    line = "" if owner is unit else f", {owner.source.display_path}:{owner.source.line_of(node.start_byte)}"
+    return f" (in '{function.name}', which it calls{line})"
+
+
+def _names_the_callee(identifier: Node) -> bool:
+    """Whether an identifier names the function a call calls: `f(...)`, `ns::f(...)`, `f<T>(...)`, not a
+    kernel launch."""
+    outer = identifier
+    while outer.parent is not None and outer.parent.type in ("qualified_identifier", "template_function") \
+            and outer.parent.child_by_field_name("name") == outer:
+        outer = outer.parent
+    call = outer.parent
+    return call is not None and call.type == "call_expression" and call.child_by_field_name("function") == outer \
+        and kernel_call_syntax(call) is None

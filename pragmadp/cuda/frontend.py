@@ -119,6 +119,7 @@ class Unit:
     pdcc_pragmas: list[Node] = field(default_factory=list)   # every dp/meld pragma node, bound or not
     pragma_at: dict[int, pragmas.Pragma] = field(default_factory=dict)  # the pragmas read, by start offset
     meld_sites: list[tuple[Directive, Node, Node]] = field(default_factory=list)
+    include_dirs: tuple[str, ...] = ()    # the command's -I directories, where quoted includes are looked for
     # Indexes and cached analyses, so that no question about one site walks the whole file again.
     _by_name: dict[str, list[Function]] = field(default_factory=dict, repr=False)
     _by_node: dict[Node, Function] = field(default_factory=dict, repr=False)
@@ -168,9 +169,10 @@ class Unit:
         return Span(node.start_byte, node.end_byte)
 
 
-def parse(source: SourceFile, auto: bool = False) -> Unit:
+def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] = ()) -> Unit:
     """Parses a file and binds each pdcc pragma to its statement (raising PdccError on misuse). `auto`
-    (--auto): device code's branches are sites too, so a file with device code is read whole."""
+    (--auto): device code's branches are sites too, so a file with device code is read whole.
+    `include_dirs`: the command's -I directories (headers.py reads the headers the file includes)."""
     found = []
     if b"pragma" in source.data or b"\\\n" in source.data or b"\\\r\n" in source.data:  # a splice may hide it
         _refuse_lone_carriage_returns(source)
@@ -181,10 +183,8 @@ def parse(source: SourceFile, auto: bool = False) -> Unit:
     concerns_pdcc = found or b"<<<" in source.data or \
         auto and (b"__global__" in source.data or b"__device__" in source.data)
     tree = _parser().parse(pragmas.masked(source.data, found) if concerns_pdcc else b"")
-    unit = Unit(source, tree, pragma_at={pragma.span.start: pragma for pragma in found})
-    captures = tree_sitter.QueryCursor(_query()).captures(tree.root_node)  # in C: no Python walk of the file
-    for node in sorted(captures.get("function", ()), key=lambda n: (n.start_byte, -n.end_byte)):
-        unit.add_function(_function(unit, node))  # outer definitions first, for enclosing_function
+    unit = Unit(source, tree, pragma_at={pragma.span.start: pragma for pragma in found}, include_dirs=include_dirs)
+    captures = _add_functions(unit)
     for node in sorted(captures.get("launch", ()), key=lambda n: (n.start_byte, -n.end_byte)):
         launch = _launch(unit, node)
         if launch is not None:
@@ -196,6 +196,23 @@ def parse(source: SourceFile, auto: bool = False) -> Unit:
         unit.pdcc_pragmas.append(pragma_node)
         _bind(unit, pragma_node, pragma)
     return unit
+
+
+def index(source: SourceFile) -> Unit:
+    """A header's functions, for the analyses that follow calls into it (headers.py): parsed whole, its
+    pragmas neither read nor bound (pdcc transforms the files it compiles, not their headers)."""
+    unit = Unit(source, _parser().parse(source.data))
+    _add_functions(unit)
+    return unit
+
+
+def _add_functions(unit: Unit) -> dict[str, list[Node]]:
+    """Indexes the unit's function definitions, outer ones first (for enclosing_function); returns every
+    capture of the query (in C: no Python walk of the file)."""
+    captures = tree_sitter.QueryCursor(_query()).captures(unit.tree.root_node)
+    for node in sorted(captures.get("function", ()), key=lambda n: (n.start_byte, -n.end_byte)):
+        unit.add_function(_function(unit, node))
+    return captures
 
 
 def _refuse_lone_carriage_returns(source: SourceFile) -> None:

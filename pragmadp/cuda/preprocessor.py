@@ -12,7 +12,10 @@ is taken as possibly true.
 from __future__ import annotations
 
 import bisect
+import os
 import re
+import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 _SPLICE = re.compile(rb"\\\r?\n")
@@ -21,6 +24,8 @@ _COMMENT_OR_STRING = re.compile(rb'/\*.*?(?:\*/|\Z)|//[^\n]*|"(?:\\.|[^"\\\n])*"
 _DIRECTIVE = re.compile(rb"^[ \t\f\v\r]*#[ \t\f\v]*([A-Za-z_]\w*|[0-9]+)?", re.M)
 _CONSTANT_CONDITION = re.compile(r"\s*\(?\s*([01])\s*\)?\s*")
 _CONDITIONALS = {"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif"}
+_QUOTED = re.compile(r'\s*"([^"\n]+)"')
+HEADER_LIMIT = 16 << 20  # a header larger than this is not read
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,59 @@ class Scan:
             position = end
         offsets.append(self.physical(line.end))
         return "".join(text), offsets
+
+
+@dataclass(frozen=True)
+class Include:
+    """A header a file includes with quotes, found and read: the name as written, the file offsets of the
+    quoted name (quotes included), the path it was found at and its bytes."""
+
+    name: str
+    span: tuple[int, int]
+    path: str
+    data: bytes
+
+
+def quoted_includes(scan: Scan, directory: str, include_dirs: Sequence[str]) -> list[Include]:
+    """The headers the file's `#include "NAME"` lines read, found as the preprocessor finds them: beside the
+    including file (`directory`), then in the command's -I directories in order. Only lines outside the
+    regions certainly skipped, and only regular files of at most HEADER_LIMIT bytes: pdcc opens no file
+    nvcc would not, and never a FIFO or a device. A header not found is left to nvcc to report."""
+    found = []
+    for line in scan.lines:
+        if line.name != "include" or line.skipped:
+            continue
+        text, offsets = scan.argument(line)
+        quoted = _QUOTED.match(text)
+        if quoted is None:
+            continue
+        name = quoted.group(1)
+        for place in (directory, *include_dirs):
+            path = os.path.normpath(os.path.join(place, name))
+            data = _read_regular_file(path)
+            if data is not None:
+                found.append(Include(name, (offsets[quoted.start(1) - 1], offsets[quoted.end(1)] + 1), path, data))
+                break
+    return found
+
+
+def _read_regular_file(path: str) -> bytes | None:
+    """The bytes of a regular file of at most HEADER_LIMIT bytes, else None: a FIFO, a device such as
+    /dev/zero or a huge file is never read (opened without blocking, checked before reading)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > HEADER_LIMIT:
+            return None
+        with os.fdopen(descriptor, "rb", closefd=False) as handle:
+            return handle.read(HEADER_LIMIT + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
 
 
 def scan(data: bytes) -> Scan:

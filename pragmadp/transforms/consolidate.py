@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from pragmadp import ir
-from pragmadp.analysis import ctype, divergence, thread_guard, writes
+from pragmadp.analysis import ctype, divergence, serial, thread_guard, writes
 from pragmadp.cgen import printer, templates
 from pragmadp.cuda.frontend import (Function, Node, Site, Unit, declared_name, declared_names, kernel_call_syntax,
                                     required, walk)
@@ -524,12 +524,12 @@ def _common_block_size(unit: Unit, recursion: Recursion) -> str | None:
     return name if block.type == "identifier" and not local else None
 
 
-def _as_launched_keeps(unit: Unit, obstacle) -> bool:
+def _as_launched_keeps(obstacle: serial.Obstacle) -> bool:
     """Whether a kernel with the obstacle still runs as written when its items' blocks run as launched: its
     barriers, shared memory and warp intrinsics see the same threads, and a callee's `threadIdx` and
     `blockDim` are the item's (one-dimensional blocks of the same size)."""
     return obstacle.rule in _COOPERATING or (obstacle.rule is rules.CHILD_HIDDEN_BUILTINS
-                                             and unit.text(obstacle.node) in _SAME_AS_LAUNCHED)
+                                             and obstacle.text in _SAME_AS_LAUNCHED)
 
 
 def _divergent_return(unit: Unit, function: Function) -> Node | None:
@@ -561,7 +561,7 @@ def _recursion_problem(context: Context, recursion: Recursion) -> Problem | None
         function = member.function
         name, line = function.name, unit.source.line_of(function.node.start_byte)
         obstacle = next((o for o in member.child.obstacles if o.rule in _REFUSED and o.node not in calls
-                         and not (recursion.as_launched is not None and _as_launched_keeps(unit, o))), None)
+                         and not (recursion.as_launched is not None and _as_launched_keeps(o))), None)
         if obstacle is not None:
             reason, at = children.obstacle_reason(unit, obstacle, member.sites[0])
             return _why_not(obstacle.rule, name, reason + _REFUSED[obstacle.rule], at)

@@ -1,0 +1,170 @@
+"""What a child's callees do, where they are defined in the headers its file includes (cuda/headers.py).
+
+A callee in a project header that synchronises, shares memory or reads the built-in indices changes what
+pdcc may do with the child: run it serially (threshold), or as a consolidated item of a thread or a block.
+Headers are found as the preprocessor finds them; only those included with quotes are read.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_pdcc
+from pragmadp.cuda import frontend, headers, preprocessor
+from pragmadp.pipeline import transform, transform_path
+from pragmadp.source import SourceFile
+
+THRESHOLD_PARENT = """
+__global__ void parent(int* x, int n) {
+#pragma dp threshold(16)
+  child<<<(n + 31) / 32, 32>>>(x, n);
+}
+"""
+
+BARRIER_HEADER = """\
+#pragma once
+namespace tile {
+__device__ inline void settle(int* x) {
+  x[0] += 1;
+  __syncthreads();
+}
+}  // namespace tile
+"""
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def threshold_remarks(tmp_path: Path, include: str, include_dirs: tuple[str, ...] = ()):
+    child = f'{include}\n__global__ void child(int* x, int n) {{ tile::settle(x); }}\n'
+    source = write(tmp_path / "src" / "k.cu", child + THRESHOLD_PARENT)
+    return transform_path(str(source), "src/k.cu", include_dirs=include_dirs).remarks
+
+
+def test_a_barrier_in_a_header_callee_keeps_the_child_from_running_serially(tmp_path: Path):
+    write(tmp_path / "src" / "tile.cuh", BARRIER_HEADER)
+    remarks = threshold_remarks(tmp_path, '#include "tile.cuh"')
+    missed = [r for r in remarks if r.kind.value == "missed"]
+    assert [r.rule.id for r in missed] == ["PDCC510"]
+    message = missed[0].message
+    # where it is in the header, and where the call that leads there is in the file
+    assert "'__syncthreads' (in 'settle', which it calls, tile.cuh:5) at line 2" in message
+    assert missed[0].location.file == "src/k.cu"
+
+
+def test_a_header_is_found_in_the_include_directories_after_the_including_files_own(tmp_path: Path):
+    write(tmp_path / "include" / "tile.cuh", BARRIER_HEADER)
+    assert not [r for r in threshold_remarks(tmp_path, '#include "tile.cuh"') if r.kind.value == "missed"]
+    remarks = threshold_remarks(tmp_path, '#include "tile.cuh"', (str(tmp_path / "include"),))
+    assert [r.rule.id for r in remarks if r.kind.value == "missed"] == ["PDCC510"]
+    # beside the file comes first: a harmless tile.cuh there hides the one in the include directory
+    write(tmp_path / "src" / "tile.cuh", "namespace tile { __device__ inline void settle(int* x) { x[0] = 1; } }\n")
+    remarks = threshold_remarks(tmp_path, '#include "tile.cuh"', (str(tmp_path / "include"),))
+    assert not [r for r in remarks if r.kind.value == "missed"]
+
+
+def test_headers_are_followed_through_the_headers_they_include(tmp_path: Path):
+    write(tmp_path / "src" / "detail" / "tile.cuh", BARRIER_HEADER)
+    write(tmp_path / "src" / "all.cuh", '#pragma once\n#include "detail/tile.cuh"\n#include "all.cuh"\n')
+    remarks = threshold_remarks(tmp_path, '#include "all.cuh"')
+    missed = [r for r in remarks if r.kind.value == "missed"]
+    assert [r.rule.id for r in missed] == ["PDCC510"] and "detail/tile.cuh:5" in missed[0].message
+
+
+@pytest.mark.parametrize("include", [
+    '#include <tile.cuh>',             # <...>: a library's or the system's, not read
+    '#if 0\n#include "tile.cuh"\n#endif',  # certainly skipped
+    '// #include "tile.cuh"',
+])
+def test_headers_the_preprocessor_would_not_read_through_quotes_are_not_read(tmp_path: Path, include: str):
+    write(tmp_path / "src" / "tile.cuh", BARRIER_HEADER)
+    remarks = threshold_remarks(tmp_path, include, (str(tmp_path / "src"),))
+    assert not [r for r in remarks if r.kind.value == "missed"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_or_a_directory_named_as_a_header_is_never_opened(tmp_path: Path):
+    (tmp_path / "src").mkdir()
+    os.mkfifo(tmp_path / "src" / "tile.cuh")  # reading it would block forever
+    (tmp_path / "src" / "dir.cuh").mkdir()
+    remarks = threshold_remarks(tmp_path, '#include "tile.cuh"\n#include "dir.cuh"')
+    assert not [r for r in remarks if r.kind.value == "missed"]
+
+
+def test_a_header_helper_that_reads_an_index_keeps_the_serial_copy_from_computing_wrong_indices(tmp_path: Path):
+    """The serial version passes the child's indices as parameters; a header's `gid()` would read the parent's."""
+    write(tmp_path / "src" / "index.cuh", "__device__ inline int gid() { return blockIdx.x * blockDim.x + threadIdx.x; }\n")
+    source = write(tmp_path / "src" / "k.cu", '#include "index.cuh"\n'
+                   "__global__ void child(int* x, int n) { int i = gid(); if (i < n) x[i] = 1; }\n" + THRESHOLD_PARENT)
+    remarks = transform_path(str(source)).remarks
+    assert [r.rule.id for r in remarks] == ["PDCC518"]
+    assert "'blockIdx' (in 'gid', which it calls, index.cuh:1)" in remarks[0].message
+
+
+def test_a_macro_of_a_header_that_reads_an_index_is_seen(tmp_path: Path):
+    write(tmp_path / "src" / "index.cuh", "#define GID (blockIdx.x * blockDim.x + threadIdx.x)\n")
+    source = write(tmp_path / "src" / "k.cu", '#include "index.cuh"\n'
+                   "__global__ void child(int* x, int n) { int i = GID; if (i < n) x[i] = 1; }\n" + THRESHOLD_PARENT)
+    remarks = transform_path(str(source)).remarks
+    assert [r.rule.id for r in remarks] == ["PDCC518"] and "macro 'GID'" in remarks[0].message
+
+
+def test_a_qualified_or_template_call_in_the_file_itself_is_followed():
+    for call, helper in [("tile::settle(x)", "namespace tile { __device__ void settle(int* x) { __syncthreads(); } }"),
+                         ("settle<int>(x)", "template <typename T> __device__ void settle(T* x) { __syncthreads(); }")]:
+        text = f"{helper}\n__global__ void child(int* x, int n) {{ {call}; }}\n{THRESHOLD_PARENT}"
+        remarks = transform(SourceFile("k.cu", text.encode())).remarks
+        assert [r.rule.id for r in remarks] == ["PDCC510"], call
+        assert "(in 'settle', which it calls) at line 1" in remarks[0].message  # the barrier's own line
+
+
+def test_a_header_that_is_not_text_is_left_to_nvcc(tmp_path: Path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "tile.cuh").write_bytes(b"__device__ void settle(int* x) { \xff\xfe __syncthreads(); }\n")
+    remarks = threshold_remarks(tmp_path, '#include "tile.cuh"')
+    assert not [r for r in remarks if r.kind.value == "missed"]
+
+
+def test_the_headers_read_are_bounded(tmp_path: Path):
+    """A header chain longer than MAX_HEADERS stops being read there (each header includes the next)."""
+    count = headers.MAX_HEADERS + 5
+    for i in range(count):
+        write(tmp_path / f"h{i}.cuh", f'#include "h{i + 1}.cuh"\n')
+    unit = frontend.parse(SourceFile(str(tmp_path / "k.cu"), b'#include "h0.cuh"\n'))
+    found = headers.included(unit)
+    assert len(found) == headers.MAX_HEADERS and found[0].name == "h0.cuh"
+
+
+def test_quoted_includes_name_the_span_of_the_name_in_the_including_file(tmp_path: Path):
+    write(tmp_path / "a.cuh", "int a;\n")
+    data = b'#include /* here */ "a.cuh"\n#include "missing.cuh"\n'
+    found = preprocessor.quoted_includes(preprocessor.scan(data), str(tmp_path), ())
+    assert [(i.name, data[i.span[0]:i.span[1]]) for i in found] == [("a.cuh", b'"a.cuh"')]
+
+
+def test_the_mandelbrot_sample_runs_its_items_as_launched_because_of_its_header():
+    """mandelbrot.cuh's border_dwell synchronises its block and shares memory: its items must run block by
+    block as launched, never as a block of another size running several items' threads."""
+    sample = ROOT / "samples" / "mandelbrot" / "mandelbrot_dp.cu"
+    result = transform_path(str(sample), include_dirs=(str(ROOT / "samples" / "common"),))
+    applied = [r for r in result.remarks if r.rule.id == "PDCC570"]
+    assert len(applied) == 1 and "block by block, as launched" in applied[0].message
+
+
+@pytest.mark.parametrize("flag", [["-I", "include"], ["-Iinclude"], ["--include-path=other,include"]])
+def test_the_commands_include_directories_reach_the_analysis(tmp_path: Path, flag: list[str]):
+    write(tmp_path / "include" / "tile.cuh", BARRIER_HEADER)
+    write(tmp_path / "src" / "k.cu", '#include "tile.cuh"\n__global__ void child(int* x, int n) { tile::settle(x); }\n'
+          + THRESHOLD_PARENT)
+    done = run_pdcc("-q", "-Rpass-missed=.*", *flag, "-rdc=true", "-c", "src/k.cu", cwd=tmp_path,
+                    env={"PDCC_NVCC": shutil.which("true") or "/bin/true"})
+    assert "src/k.cu:5:12: remark: child 'child' synchronises its threads with '__syncthreads' (in 'settle', which it " \
+           "calls, tile.cuh:5) at line 2; the launch is left as written [PDCC510]" in done.stderr
