@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, assert_compiles, host_build_and_run, nvcc_compile
-from pragmadp.pipeline import transform
+from pragmadp.pipeline import transform, transform_path
 from pragmadp.report.remarks import PdccError
 from pragmadp.source import SourceFile
 
@@ -140,14 +140,33 @@ def test_arguments_passed_on_unchanged_travel_once():
     ("atomicAdd(depth, 1);", []),                      # an atomic takes the pointer by value
     ("bump(depth);", []),                              # so does a function of the file without a reference
     ("swap_in(depth);", ["depth"]),                    # a reference parameter may rebind it
+    ("util::bump_in(depth);", []),                     # qualified and template calls are resolved too
+    ("bump_as<int>(depth);", []),
+    ("unknown(depth);", ["depth"]),                    # a function pdcc cannot read may take a reference
     ("int* d = depth; d[0] = 1;", []),
     ("{ int* depth = nullptr; (void)depth; }", ["depth"]),  # a local of the same name: conservative
 ])
 def test_what_may_rebind_a_parameter(body: str, varying: list[str]):
-    helpers = "__device__ void bump(int* p) { ++*p; }\n__device__ void swap_in(int*& p) { p = nullptr; }\n"
+    helpers = "__device__ void bump(int* p) { ++*p; }\n__device__ void swap_in(int*& p) { p = nullptr; }\n" \
+              "namespace util { __device__ void bump_in(int* p) { ++*p; } }\n" \
+              "template <typename T> __device__ void bump_as(T* p) { ++*p; }\n"
     code = helpers + WALK.replace("PRAGMA", "consldt(block)").replace("AFTER", "").replace(
         "  int first", f"  {body}\n  int first")
     applied = remarks(run(code), "PDCC570")[0]
+    assert applied.args["varying_arguments"] == varying + ["node"]
+
+
+@pytest.mark.parametrize("helper, varying", [
+    ("__device__ inline void bump(int* p) { ++*p; }", []),
+    ("__device__ inline void bump(int*& p) { p = nullptr; }", ["depth"]),
+])
+def test_a_header_function_that_takes_a_pointer_by_value_leaves_it_out_of_the_items(tmp_path: Path, helper: str,
+                                                                                    varying: list[str]):
+    (tmp_path / "bump.cuh").write_text(f"namespace util {{ {helper} }}\n")
+    code = '#include "bump.cuh"\n' + WALK.replace("PRAGMA", "consldt(block)").replace("AFTER", "").replace(
+        "  int first", "  util::bump(depth);\n  int first")
+    (tmp_path / "w.cu").write_text(code)
+    applied = remarks(transform_path(str(tmp_path / "w.cu")), "PDCC570")[0]
     assert applied.args["varying_arguments"] == varying + ["node"]
 
 

@@ -51,8 +51,9 @@ from pycparser import c_ast
 from pragmadp import ir
 from pragmadp.analysis import ctype, divergence, serial, thread_guard, writes
 from pragmadp.cgen import printer, templates
+from pragmadp.cuda import headers
 from pragmadp.cuda.frontend import (Function, Node, Site, Unit, declared_name, declared_names, kernel_call_syntax,
-                                    required, walk)
+                                    launched_identifier, node_text, required, walk)
 from pragmadp.directives import AggThreshold, Blocks, Buffer, Consolidate, Threads, Value, Work
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark, Rule
@@ -808,8 +809,9 @@ def _rebound(unit: Unit, function: Function) -> frozenset[str]:
             targets = [node.child_by_field_name("value")]
         elif node.type == "call_expression" and kernel_call_syntax(node) is None:
             arguments = node.child_by_field_name("arguments")
+            callee = node_text(launched_identifier(required(node, "function")))
             targets = [a for i, a in enumerate(arguments.named_children if arguments is not None else ())
-                       if _by_reference(unit, unit.text(required(node, "function")), i)]
+                       if _by_reference(unit, callee, i)]
         elif node.type == "declaration":  # a local of the same name hides the parameter from there on
             targets = [next((n for n in walk(d) if n.type == "identifier"), None)
                        for d in node.children_by_field_name("declarator")]
@@ -822,12 +824,13 @@ def _rebound(unit: Unit, function: Function) -> frozenset[str]:
 
 
 def _by_reference(unit: Unit, callee: str, index: int) -> bool:
-    """Whether a call of `callee` may take its argument `index` by reference: not for an atomic (pointers
-    by value) nor for a function of the file whose parameter is no reference; else it may."""
+    """Whether a call of `callee` (its plain name) may take its argument `index` by reference: not for an
+    atomic (pointers by value) nor for a function of the file or of its headers whose parameter is no
+    reference; else it may."""
     if callee.startswith("atomic"):
         return False
-    definitions = unit.definitions(callee)
-    parameters = children.parameters(unit, definitions[0]) if len(definitions) == 1 else None
+    definitions = headers.definitions(unit, callee)
+    parameters = children.parameters(*definitions[0]) if len(definitions) == 1 else None
     return parameters is None or index >= len(parameters) or "&" in parameters[index].declaration
 
 

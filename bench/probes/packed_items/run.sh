@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Consolidated items run packed (issue 11): the recursive samples whose children open with a guard (tree,
-# traversal, descendants; mandelbrot runs its items as launched and is the control) built by two pdccs, each
+# traversal, descendants; mandelbrot and quicksort run their items as launched) built by two pdccs, each
 # input timed by both in turn, ROUNDS rounds, median of 5 per run:
 #   before  the pdcc in OLD (a copy of an earlier commit's pragmadp/ and grammar/)
 #   after   this tree's pdcc
@@ -21,7 +21,7 @@ build() {  # build VARIANT SAMPLE PDCC-PACKAGE-PARENT [nvcc flags]   (`python3 -
     "$head" -q $F "$@" samples/$sample/${sample}_dp.cu -o /tmp/pk/$variant-$sample \
     >"$out/build-$variant-$sample.log" 2>&1 || echo "$variant $sample: build failed (build-$variant-$sample.log)"
 }
-samples="tree traversal descendants mandelbrot"
+samples="tree traversal descendants mandelbrot quicksort"
 for s in $samples; do
   build before $s "$old" &
   build after $s "$PWD" &
@@ -32,6 +32,7 @@ inputs=(
   "traversal|--size 1024 --param 8" "traversal|--size 262144 --param 16" "traversal|--param 1200"
   "descendants|--size 4096 --param 0" "descendants|--size 1048576 --param 0" "descendants|--size 262144 --param 1"
   "mandelbrot|--size 1024" "mandelbrot|--size 8192"
+  "quicksort|--size 1048576 --param 2048" "quicksort|--size 16777216 --param 256"
 )
 variants="before after"
 for round in ${ROUNDS:-1}; do
