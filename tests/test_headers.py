@@ -126,6 +126,14 @@ def test_a_qualified_or_template_call_in_the_file_itself_is_followed():
         assert "(in 'settle', which it calls) at line 1" in remarks[0].message  # the barrier's own line
 
 
+@pytest.mark.parametrize("call", ["t.settle()", "(&t)->settle()"])
+def test_a_method_call_is_followed(call: str):
+    text = "struct Tile { int* x; __device__ void settle() { __syncthreads(); } };\n" \
+           f"__global__ void child(int* x, int n) {{ Tile t{{x}}; {call}; }}\n{THRESHOLD_PARENT}"
+    remarks = transform(SourceFile("k.cu", text.encode())).remarks
+    assert [r.rule.id for r in remarks] == ["PDCC510"] and "(in 'settle', which it calls)" in remarks[0].message
+
+
 def test_a_header_that_is_not_text_is_left_to_nvcc(tmp_path: Path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "tile.cuh").write_bytes(b"__device__ void settle(int* x) { \xff\xfe __syncthreads(); }\n")

@@ -132,7 +132,7 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
         elif _COOPERATIVE.match(text):
             yield Obstacle(rules.CHILD_COOPERATIVE, f"child '{child.name}' uses cooperative groups ('{text}'){where}",
                            at, function.name, text)
-        elif node.type == "identifier" and text not in visited and _names_the_callee(node):
+        elif node.type in ("identifier", "field_identifier") and text not in visited and _names_the_callee(node):
             for callee_unit, callee in headers.definitions(unit, text):
                 if callee.runs_on_device and callee.body is not None:
                     yield from _search(unit, child, callee_unit, callee, entry if entry is not None or callee_unit is unit
@@ -149,11 +149,13 @@ def _where(unit: Unit, child: Function, owner: Unit, function: Function, node: N
 
 
 def _names_the_callee(identifier: Node) -> bool:
-    """Whether an identifier names the function a call calls: `f(...)`, `ns::f(...)`, `f<T>(...)`, not a
-    kernel launch."""
+    """Whether an identifier names the function a call calls: `f(...)`, `ns::f(...)`, `f<T>(...)`, a method
+    `tile.f(...)` or `tile->f(...)` (every function of that name is searched), not a kernel launch."""
     outer = identifier
-    while outer.parent is not None and outer.parent.type in ("qualified_identifier", "template_function") \
-            and outer.parent.child_by_field_name("name") == outer:
+    while outer.parent is not None and (outer.parent.type in ("qualified_identifier", "template_function") and
+                                        outer.parent.child_by_field_name("name") == outer or
+                                        outer.parent.type == "field_expression" and
+                                        outer.parent.child_by_field_name("field") == outer):
         outer = outer.parent
     call = outer.parent
     return call is not None and call.type == "call_expression" and call.child_by_field_name("function") == outer \
