@@ -60,12 +60,10 @@ def _builtin_macros(unit: Unit) -> frozenset[str]:
     the preprocessor's view of the `#define` lines of the file and of the headers it includes."""
     names = set()
     for source in (unit.source, *(header.unit.source for header in headers.included(unit))):
-        scan = source.preprocessor
-        for line in scan.lines:
-            if line.name == "define" and not line.skipped:
-                definition = _DEFINITION.match(scan.argument(line)[0])
-                if definition is not None and _BUILTIN_WORD.search(definition.group(2)):
-                    names.add(definition.group(1))
+        for _, text, _ in source.preprocessor.directives("define"):
+            definition = _DEFINITION.match(text)
+            if definition is not None and _BUILTIN_WORD.search(definition.group(2)):
+                names.add(definition.group(1))
     return frozenset(names)
 
 

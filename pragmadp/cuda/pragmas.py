@@ -34,10 +34,7 @@ class Pragma:
 def pdcc_pragmas(scan: preprocessor.Scan) -> list[Pragma]:
     """Every pdcc pragma outside the regions the preprocessor certainly skips, in source order."""
     found = []
-    for line in scan.lines:
-        if line.name != "pragma" or line.skipped:
-            continue
-        text, offsets = scan.argument(line)
+    for line, text, offsets in scan.directives("pragma"):
         family = directives.pragma_family(text)
         if family is not None:
             found.append(Pragma(family, Span(scan.physical(line.start), scan.physical(line.end)), text, offsets))

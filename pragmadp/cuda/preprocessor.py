@@ -15,7 +15,7 @@ import bisect
 import os
 import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 _SPLICE = re.compile(rb"\\\r?\n")
@@ -60,6 +60,12 @@ class Scan:
         index = bisect.bisect_right(self.skipped, (offset, float("inf"))) - 1
         return index >= 0 and self.skipped[index][0] <= offset < self.skipped[index][1]
 
+    def directives(self, name: str) -> Iterator[tuple[DirectiveLine, str, list[int]]]:
+        """Each `#name` line outside the regions certainly skipped, with its argument (see `argument`)."""
+        for line in self.lines:
+            if line.name == name and not line.skipped:
+                yield (line, *self.argument(line))
+
     def argument(self, line: DirectiveLine) -> tuple[str, list[int]]:
         """The text after the directive's name as the preprocessor sees it (each comment one space), and
         the file offset of each of its characters followed by the file offset of its end."""
@@ -101,10 +107,7 @@ def quoted_includes(scan: Scan, directory: str, include_dirs: Sequence[str]) -> 
     regions certainly skipped, and only regular files of at most HEADER_LIMIT bytes: pdcc opens no file
     nvcc would not, and never a FIFO or a device. A header not found is left to nvcc to report."""
     found = []
-    for line in scan.lines:
-        if line.name != "include" or line.skipped:
-            continue
-        text, offsets = scan.argument(line)
+    for _, text, offsets in scan.directives("include"):
         quoted = _QUOTED.match(text)
         if quoted is None:
             continue
