@@ -496,6 +496,12 @@ class Build:
         pairs = (value.partition("=") for value in self.command.values("--define-macro"))
         return {name: value if equals else "1" for name, equals, value in pairs}
 
+    def _include_dirs(self) -> tuple[str, ...]:
+        """Where the preprocessor looks for a quoted include after the including file's directory: -I, then
+        -isystem (each also as a comma list)."""
+        return (*self.command.values("--include-path", split_commas=True),
+                *self.command.values("--system-include", split_commas=True))
+
     def _transform_inputs(self) -> bool:
         ok = True
         for index, path in self.command.cuda_inputs():
@@ -509,7 +515,7 @@ class Build:
                 else:
                     source = pipeline.read_input(path, path)
                 unit.result = pipeline.transform_input(source, auto=self.options.auto, defines=self._defines(),
-                                                       include_dirs=tuple(self.command.values("--include-path", split_commas=True)))
+                                                       include_dirs=self._include_dirs())
             except pipeline.InternalError as exc:
                 ok = False
                 exc.remark.hint, reproducer = _reproducer(self.argv, exc.details, {"input.cu": exc.source.data})

@@ -125,8 +125,8 @@ def transform(source: SourceFile, auto: str | None = None, defines: Mapping[str,
     `auto` is a clause list (e.g. "threshold(128)") applied to every device-side launch that has no
     pragma of its own, as the CGO'22 framework does without pragmas. `defines` are the command line's
     `-D` macros: the knobs pdcc itself reads (a meld site's threshold decides at transform time).
-    `include_dirs` are its `-I` directories, where the headers the file includes with quotes are found (the
-    analyses follow calls into them).
+    `include_dirs` are its `-I` and `-isystem` directories, where the headers the file includes with quotes
+    are found (the analyses follow calls into them).
     """
     try:
         unit = frontend.parse(source, auto=auto is not None, include_dirs=include_dirs)

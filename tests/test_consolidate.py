@@ -141,7 +141,9 @@ def test_arguments_passed_on_unchanged_travel_once():
     ("bump(depth);", []),                              # so does a function of the file without a reference
     ("swap_in(depth);", ["depth"]),                    # a reference parameter may rebind it
     ("util::bump_in(depth);", []),                     # qualified and template calls are resolved too
-    ("bump_as<int>(depth);", []),
+    ("bump_as(depth);", []),                           # (a deduced template parameter: by value)
+    ("bump_as<int*&>(depth);", ["depth"]),             # explicit template arguments may make it a reference
+    ("thrust::swap(depth, depth);", ["depth"]),        # no function of the file has that namespace
     ("unknown(depth);", ["depth"]),                    # a function pdcc cannot read may take a reference
     ("int* d = depth; d[0] = 1;", []),
     ("{ int* depth = nullptr; (void)depth; }", ["depth"]),  # a local of the same name: conservative
@@ -149,7 +151,8 @@ def test_arguments_passed_on_unchanged_travel_once():
 def test_what_may_rebind_a_parameter(body: str, varying: list[str]):
     helpers = "__device__ void bump(int* p) { ++*p; }\n__device__ void swap_in(int*& p) { p = nullptr; }\n" \
               "namespace util { __device__ void bump_in(int* p) { ++*p; } }\n" \
-              "template <typename T> __device__ void bump_as(T* p) { ++*p; }\n"
+              "template <typename T> __device__ void bump_as(T p) { ++*p; }\n" \
+              "struct P { __device__ static void swap(int* a, int* b) {} };\n"
     code = helpers + WALK.replace("PRAGMA", "consldt(block)").replace("AFTER", "").replace(
         "  int first", f"  {body}\n  int first")
     applied = remarks(run(code), "PDCC570")[0]
@@ -159,6 +162,8 @@ def test_what_may_rebind_a_parameter(body: str, varying: list[str]):
 @pytest.mark.parametrize("helper, varying", [
     ("__device__ inline void bump(int* p) { ++*p; }", []),
     ("__device__ inline void bump(int*& p) { p = nullptr; }", ["depth"]),
+    ("__device__ inline void bump(int* p) { ++*p; }\n__device__ inline void bump(int*& p, int n) { p += n; }",
+     ["depth"]),  # overloads: pdcc does not choose between them
 ])
 def test_a_header_function_that_takes_a_pointer_by_value_leaves_it_out_of_the_items(tmp_path: Path, helper: str,
                                                                                     varying: list[str]):

@@ -6,9 +6,10 @@ recursive launch recurses on the parent's stack, or launches other kernels: pdcc
 are made from the source and would hold those launches without their pragmas and checks. Inline assembly is refused because pdcc cannot see
 what it does. Nor when the child reads `threadIdx`/`blockIdx`/`blockDim`/`gridDim` through a helper
 function, a macro or a lambda: pdcc rewrites the built-ins only in the child's own body. Device
-functions the child calls are checked too, in this file and in the headers it includes with quotes
-(cuda/headers.py); functions defined elsewhere (another translation unit, a header included with <...>)
-cannot be seen and are assumed not to cooperate.
+functions the child calls (by name, qualified name, template or method call: every function of that
+name) are checked too, in this file and in the headers it includes with quotes (cuda/headers.py);
+functions defined elsewhere (another translation unit, a header included with <...>), constructors and
+functors' operator() are not followed and are assumed not to cooperate.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def _builtin_macros(unit: Unit) -> frozenset[str]:
     """Macros whose replacement text names a built-in index (`#define TID (blockIdx.x * ...)`), read from
     the preprocessor's view of the `#define` lines of the file and of the headers it includes."""
     names = set()
-    for source in (unit.source, *(header.unit.source for header in headers.included(unit))):
+    for source in (unit.source, *(header.source for header in headers.included(unit))):
         for _, text, _ in source.preprocessor.directives("define"):
             definition = _DEFINITION.match(text)
             if definition is not None and _BUILTIN_WORD.search(definition.group(2)):

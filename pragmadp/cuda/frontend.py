@@ -119,7 +119,7 @@ class Unit:
     pdcc_pragmas: list[Node] = field(default_factory=list)   # every dp/meld pragma node, bound or not
     pragma_at: dict[int, pragmas.Pragma] = field(default_factory=dict)  # the pragmas read, by start offset
     meld_sites: list[tuple[Directive, Node, Node]] = field(default_factory=list)
-    include_dirs: tuple[str, ...] = ()    # the command's -I directories, where quoted includes are looked for
+    include_dirs: tuple[str, ...] = ()    # the command's -I and -isystem directories (quoted includes)
     # Indexes and cached analyses, so that no question about one site walks the whole file again.
     _by_name: dict[str, list[Function]] = field(default_factory=dict, repr=False)
     _by_node: dict[Node, Function] = field(default_factory=dict, repr=False)
@@ -172,7 +172,8 @@ class Unit:
 def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] = ()) -> Unit:
     """Parses a file and binds each pdcc pragma to its statement (raising PdccError on misuse). `auto`
     (--auto): device code's branches are sites too, so a file with device code is read whole.
-    `include_dirs`: the command's -I directories (headers.py reads the headers the file includes)."""
+    `include_dirs`: the command's -I and -isystem directories (headers.py reads the headers the file
+    includes)."""
     found = []
     if b"pragma" in source.data or b"\\\n" in source.data or b"\\\r\n" in source.data:  # a splice may hide it
         _refuse_lone_carriage_returns(source)
@@ -322,6 +323,24 @@ def _function(unit: Unit, node: Node) -> Function:
             template_parameters = outer.parent.child_by_field_name("parameters")
         outer = outer.parent
     return Function(name, node, outer, template_parameters, qualifiers)
+
+
+def scoped_name(unit: Unit, function: Function) -> str | None:
+    """The name a call outside any class reaches the function by, with its namespaces (`ns::f`, `ns::S::f`
+    for a method defined outside its class, written so); None for a method defined in its class body."""
+    declarator = _declarator(function.node)
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    if name is None:
+        return None
+    scopes = []
+    node = function.node.parent
+    while node is not None:
+        if node.type == "field_declaration_list":
+            return None
+        if node.type == "namespace_definition" and node.child_by_field_name("name") is not None:
+            scopes.append(unit.text(required(node, "name")))
+        node = node.parent
+    return "::".join([*reversed(scopes), "".join(unit.text(name).split())])
 
 
 def kernel_call_syntax(call: Node) -> Node | None:

@@ -1,17 +1,23 @@
-"""The functions of the headers a file includes with quotes, for the analyses that follow calls.
+"""The functions and macros of the headers a file includes with quotes, for the analyses that follow calls.
 
 Whether a child kernel's threads may run one after another, or only as the blocks they were launched as,
 depends on what its callees do (analysis/serial.py), and a project's device functions often live in its
 own headers (`#include "tile.cuh"`). Those are read: every header included with quotes, found as the
-preprocessor finds it (beside the including file, then in the command's -I directories), and the headers
-they include in turn, at most MAX_HEADERS. Headers included with `<...>` (CUDA's, the C++ library's, CUB's)
-are not read: a function defined only there is assumed not to cooperate, as one of another translation unit.
+preprocessor finds it (beside the including file, then in the command's -I and -isystem directories), and
+the headers they include in turn, at most MAX_HEADERS, each file once however it is reached. A header is
+scanned for its directives when found, and parsed only when a name looked up occurs in it. Bytes that are
+not UTF-8 (a Latin-1 comment) are read as spaces.
+
+Not read, and so not seen: headers included with `<...>` (CUDA's, the C++ library's, CUB's), a header past
+MAX_HEADERS or larger than preprocessor.HEADER_LIMIT, and functions of other translation units. A function
+defined only there is assumed not to cooperate.
 """
 
 from __future__ import annotations
 
+import collections
+import functools
 import os
-from dataclasses import dataclass
 
 from pragmadp.cuda import frontend, preprocessor
 from pragmadp.cuda.frontend import Function, Unit
@@ -20,12 +26,15 @@ from pragmadp.source import SourceFile
 MAX_HEADERS = 256
 
 
-@dataclass(frozen=True)
 class Header:
-    """One header read: the name its #include writes, and its functions."""
+    """One header read: its source, parsed on the first lookup that may find something in it."""
 
-    name: str
-    unit: Unit
+    def __init__(self, source: SourceFile):
+        self.source = source
+
+    @functools.cached_property
+    def unit(self) -> Unit:
+        return frontend.index(self.source)
 
 
 def included(unit: Unit) -> tuple[Header, ...]:
@@ -35,26 +44,44 @@ def included(unit: Unit) -> tuple[Header, ...]:
 
 
 def definitions(unit: Unit, name: str) -> list[tuple[Unit, Function]]:
-    """The definitions of function `name` with the unit each is in: the file's own when it has any, else
-    those of its headers."""
-    own = [(unit, f) for f in unit.definitions(name)]
-    return own or [(header.unit, f) for header in included(unit) for f in header.unit.definitions(name)]
+    """Every definition of a function called `name` (its plain name: a namespace's, a class's or a template
+    function of that name too), in the file and in its headers, with the unit each is in."""
+    found = [(unit, f) for f in unit.definitions(name)]
+    word = name.encode()
+    return found + [(header.unit, f) for header in included(unit) if word in header.source.data
+                    for f in header.unit.definitions(name)]
 
 
 def _included(unit: Unit) -> tuple[Header, ...]:
-    headers: list[Header] = []
-    seen = {os.path.normpath(unit.source.path)}
-    pending = [unit.source]
-    while pending and len(headers) < MAX_HEADERS:
-        source = pending.pop(0)
-        scan = source.preprocessor if source is unit.source else preprocessor.scan(source.data)
-        for include in preprocessor.quoted_includes(scan, os.path.dirname(source.path), unit.include_dirs):
-            if include.path in seen or len(headers) >= MAX_HEADERS:
+    found: list[Header] = []
+    seen = set()
+    try:
+        status = os.stat(unit.source.path)
+        seen.add((status.st_dev, status.st_ino))
+    except OSError:
+        pass  # standard input
+    pending = collections.deque([unit.source])
+    while pending and len(found) < MAX_HEADERS:
+        source = pending.popleft()
+        for include in preprocessor.quoted_includes(source.preprocessor, os.path.dirname(source.path),
+                                                    unit.include_dirs):
+            if include.identity in seen or len(found) >= MAX_HEADERS:
                 continue
-            seen.add(include.path)
-            header = SourceFile(include.path, include.data, include.name)
-            if header.unreadable is not None:  # not text: nvcc's to report
-                continue
-            headers.append(Header(include.name, frontend.index(header)))
+            seen.add(include.identity)
+            # named as a compiler names it: beside the including file, from that file's name; else as found
+            shown = os.path.join(os.path.dirname(source.display_path), include.name) if include.beside else include.path
+            header = SourceFile(include.path, _as_text(include.data), shown)
+            found.append(Header(header))
             pending.append(header)
-    return tuple(headers)
+    return tuple(found)
+
+
+def _as_text(data: bytes) -> bytes:
+    """`data` with every byte that is not part of a UTF-8 character replaced by a space: the same length, so
+    every offset stays."""
+    try:
+        data.decode("utf-8")
+        return data
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", "surrogateescape")
+        return "".join(" " if "\udc80" <= c <= "\udcff" else c for c in text).encode("utf-8")

@@ -93,47 +93,60 @@ class Scan:
 @dataclass(frozen=True)
 class Include:
     """A header a file includes with quotes, found and read: the name as written, the file offsets of the
-    quoted name (quotes included), the path it was found at and its bytes."""
+    quoted name (quotes included), whether it was found beside the including file (else in an include
+    directory), the path it was found at, the file's identity (device, inode: one file reached by two paths
+    is one header) and its bytes."""
 
     name: str
     span: tuple[int, int]
+    beside: bool
     path: str
+    identity: tuple[int, int]
     data: bytes
 
 
 def quoted_includes(scan: Scan, directory: str, include_dirs: Sequence[str]) -> list[Include]:
     """The headers the file's `#include "NAME"` lines read, found as the preprocessor finds them: beside the
-    including file (`directory`), then in the command's -I directories in order. Only lines outside the
-    regions certainly skipped, and only regular files of at most HEADER_LIMIT bytes: pdcc opens no file
-    nvcc would not, and never a FIFO or a device. A header not found is left to nvcc to report."""
+    including file (`directory`), then in the command's include directories in order; the first file found
+    is the header. Only lines outside the regions certainly skipped, and only regular files of at most
+    HEADER_LIMIT bytes are read: pdcc opens no file nvcc would not, and never a FIFO or a device. A header
+    not found is left to nvcc to report."""
     found = []
     for _, text, offsets in scan.directives("include"):
         quoted = _QUOTED.match(text)
         if quoted is None:
             continue
         name = quoted.group(1)
-        for place in (directory, *include_dirs):
-            path = os.path.normpath(os.path.join(place, name))
-            data = _read_regular_file(path)
+        for index, place in enumerate((directory, *include_dirs)):
+            path = os.path.join(place, name)
+            read = _read_header(path)
+            if read is None:
+                continue  # nothing there: the search goes on
+            identity, data = read
             if data is not None:
-                found.append(Include(name, (offsets[quoted.start(1) - 1], offsets[quoted.end(1)] + 1), path, data))
-                break
+                span = (offsets[quoted.start(1) - 1], offsets[quoted.end(1)] + 1)
+                found.append(Include(name, span, index == 0, path, identity, data))
+            break
     return found
 
 
-def _read_regular_file(path: str) -> bytes | None:
-    """The bytes of a regular file of at most HEADER_LIMIT bytes, else None: a FIFO, a device such as
-    /dev/zero or a huge file is never read (opened without blocking, checked before reading)."""
+def _read_header(path: str) -> tuple[tuple[int, int], bytes | None] | None:
+    """None when there is no file at `path` (nor a directory there); else the file's identity, and its bytes
+    when it is a regular file of at most HEADER_LIMIT bytes (None for a FIFO, a device such as /dev/zero or a
+    huge file, which is never read: opened without blocking, checked before reading)."""
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     try:
         status = os.fstat(descriptor)
-        if not stat.S_ISREG(status.st_mode) or status.st_size > HEADER_LIMIT:
+        if stat.S_ISDIR(status.st_mode):
             return None
+        identity = (status.st_dev, status.st_ino)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > HEADER_LIMIT:
+            return identity, None
         with os.fdopen(descriptor, "rb", closefd=False) as handle:
-            return handle.read(HEADER_LIMIT + 1)
+            return identity, handle.read(HEADER_LIMIT + 1)
     except OSError:
         return None
     finally:

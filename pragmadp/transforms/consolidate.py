@@ -53,7 +53,7 @@ from pragmadp.analysis import ctype, divergence, serial, thread_guard, writes
 from pragmadp.cgen import printer, templates
 from pragmadp.cuda import headers
 from pragmadp.cuda.frontend import (Function, Node, Site, Unit, declared_name, declared_names, kernel_call_syntax,
-                                    launched_identifier, node_text, required, walk)
+                                    launched_identifier, node_text, required, scoped_name, walk)
 from pragmadp.directives import AggThreshold, Blocks, Buffer, Consolidate, Threads, Value, Work
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark, Rule
@@ -809,9 +809,8 @@ def _rebound(unit: Unit, function: Function) -> frozenset[str]:
             targets = [node.child_by_field_name("value")]
         elif node.type == "call_expression" and kernel_call_syntax(node) is None:
             arguments = node.child_by_field_name("arguments")
-            callee = node_text(launched_identifier(required(node, "function")))
             targets = [a for i, a in enumerate(arguments.named_children if arguments is not None else ())
-                       if _by_reference(unit, callee, i)]
+                       if _by_reference(unit, node, i)]
         elif node.type == "declaration":  # a local of the same name hides the parameter from there on
             targets = [next((n for n in walk(d) if n.type == "identifier"), None)
                        for d in node.children_by_field_name("declarator")]
@@ -823,14 +822,22 @@ def _rebound(unit: Unit, function: Function) -> frozenset[str]:
     return frozenset(names)
 
 
-def _by_reference(unit: Unit, callee: str, index: int) -> bool:
-    """Whether a call of `callee` (its plain name) may take its argument `index` by reference: not for an
-    atomic (pointers by value) nor for a function of the file or of its headers whose parameter is no
-    reference; else it may."""
+def _by_reference(unit: Unit, call: Node, index: int) -> bool:
+    """Whether a call may take its argument `index` by reference. Not an atomic (pointers by value), nor a
+    call by name (`f(x)`, `ns::f(x)`) of the one function of that name and namespace in the file or its
+    headers whose parameter is no reference. Anything else may: a method, a call with explicit template
+    arguments (`f<int&>(x)`), overloads, a function pdcc cannot read."""
+    function = required(call, "function")
+    callee = node_text(launched_identifier(function))
     if callee.startswith("atomic"):
         return False
-    definitions = headers.definitions(unit, callee)
-    parameters = children.parameters(*definitions[0]) if len(definitions) == 1 else None
+    if function.type not in ("identifier", "qualified_identifier") or \
+            any(n.type == "template_function" for n in walk(function)):
+        return True
+    called = "".join(unit.text(function).split()).lstrip(":")
+    reached = [(owner, f) for owner, f in headers.definitions(unit, callee)
+               if (scoped := scoped_name(owner, f)) is not None and (scoped == called or scoped.endswith("::" + called))]
+    parameters = children.parameters(*reached[0]) if len(reached) == 1 else None
     return parameters is None or index >= len(parameters) or "&" in parameters[index].declaration
 
 
