@@ -479,22 +479,24 @@ EXPLANATIONS: dict[str, str] = {
         32 lanes per instruction instead of 21 and 38% fewer instructions, in the same time. So pdcc leaves
         such an if/else as written, whatever its threshold.""",
     "PDCC810": """\
-        A side of the if/else calls a barrier (__syncthreads or its _count, _and, _or forms, __syncwarp,
+        A side of the if/else, or a device function it calls (of this file or of a header the file includes
+        with quotes), calls a barrier (__syncthreads or its _count, _and, _or forms, __syncwarp,
         __barrier_sync) or __threadfence_block. Melding changes which statements threads run together (aligned
         statements run for every thread, the others stay guarded), so it would change which threads reach the
         barrier, and when: a deadlock, or synchronisation the code no longer gets. The if/else is left as
         written. Move the barrier out of the if/else to meld it.""",
     "PDCC811": """\
-        A side of the if/else uses a warp-level intrinsic (__shfl*, __ballot*, __any*, __all*, __activemask,
-        __match*, __reduce*, __vote*), whose result depends on which lanes of the warp run it together.
-        Melded, it would run with the lanes of both sides at once, and exchange values between lanes that did
-        not before. The if/else is left as written.""",
+        A side of the if/else, or a device function it calls (of this file or of a header the file includes
+        with quotes), uses a warp-level intrinsic (__shfl*, __ballot*, __any*, __all*, __activemask, __match*,
+        __reduce*, __vote*), whose result depends on which lanes of the warp run it together. Melded, it would
+        run with the lanes of both sides at once, and exchange values between lanes that did not before. The
+        if/else is left as written.""",
     "PDCC812": """\
-        A side of the if/else uses cooperative groups (cooperative_groups, cg::, this_thread_block,
-        tiled_partition, this_grid, coalesced_threads), whose collective operations involve the threads that
-        are in the branch together: coalesced_threads() is the set of lanes that took this side. Melding
-        changes that set, so the if/else is left as written. Meld a branch whose sides use no cooperative
-        groups.""",
+        A side of the if/else, or a device function it calls (of this file or of a header the file includes
+        with quotes), uses cooperative groups (cooperative_groups, cg::, this_thread_block, tiled_partition,
+        this_grid, coalesced_threads), whose collective operations involve the threads that are in the branch
+        together: coalesced_threads() is the set of lanes that took this side. Melding changes that set, so
+        the if/else is left as written. Meld a branch whose sides use no cooperative groups.""",
     "PDCC813": """\
         A side of the if/else leaves it with return or goto, or with a break or continue that jumps out of the
         if/else (not one inside a loop or switch of the side itself). Melded code runs the aligned statements

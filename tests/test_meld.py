@@ -19,7 +19,7 @@ from pragmadp.analysis import alignment, counted_loop, ctype, writes
 from pragmadp.cgen import printer
 from pragmadp.cuda import frontend, lift
 from pragmadp.cuda.frontend import walk
-from pragmadp.pipeline import transform
+from pragmadp.pipeline import transform, transform_path
 from pragmadp.report.json_report import render_json
 from pragmadp.source import PdccError, SourceFile
 
@@ -100,6 +100,34 @@ def test_refusals_name_their_reason_and_place(body, rule, line, column):
     assert (remark.location.line, remark.location.column) == (line, column)
     assert "PDCC800" not in rules_of(result)
     assert "pdcc_then" not in result.text
+
+
+@pytest.mark.parametrize("helper, rule, words", [
+    ("__device__ void settle(int* p) { p[0] = 1; __syncthreads(); }", "PDCC810",
+     "'settle', which the branch calls, synchronises threads, and melding would change which threads reach the "
+     "barrier together ('__syncthreads' in 'settle')"),
+    ("__device__ int lanes() { return __popc(__activemask()); }\n"
+     "__device__ void settle(int* p) { p[0] = lanes(); }", "PDCC811", "('__activemask' in 'lanes')"),
+    ("namespace tile { __device__ void settle(int* p) { asm volatile(\"\"); } }", "PDCC817", "inline assembly"),
+])
+def test_a_callee_that_synchronises_or_talks_within_its_warp_is_not_melded(helper: str, rule: str, words: str):
+    """Melding runs both sides' calls of one function as one call by all the threads: a callee whose barrier,
+    warp intrinsic or assembly sees which threads run it together would see others."""
+    call = "tile::settle" if "namespace" in helper else "settle"
+    result = meld(f"#pragma meld\n  if (t & 1) {{ {call}(out); out[t] = 1; }} else {{ {call}(out + n); out[t] = 2; }}",
+                  before=helper + "\n")
+    remark = next(r for r in result.remarks if r.rule.id == rule)
+    assert words in remark.message and "PDCC800" not in rules_of(result) and "pdcc_then" not in result.text
+
+
+def test_a_callee_in_a_header_is_seen_by_the_meld_refusals(tmp_path: Path):
+    (tmp_path / "tile.cuh").write_text("__device__ inline void settle(int* p) { p[0] = __shfl_sync(~0u, p[0], 0); }\n")
+    code = '#include "tile.cuh"\n__global__ void k(int* out, int n) {\n  int t = threadIdx.x;\n#pragma meld\n' \
+           "  if (t & 1) { settle(out); out[t] = 1; } else { settle(out + n); out[t] = 2; }\n}\n"
+    (tmp_path / "m.cu").write_text(code)
+    result = transform_path(str(tmp_path / "m.cu"))
+    (remark,) = [r for r in result.remarks if r.rule.id == "PDCC811"]
+    assert (remark.location.line, remark.location.column) == (5, 16) and "('__shfl_sync' in 'settle')" in remark.message
 
 
 def test_a_volatile_pointer_elsewhere_in_the_file_does_not_make_its_initialiser_volatile():

@@ -138,6 +138,26 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
                                        else at, visited, macros)
 
 
+def called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
+    """The obstacles of the device functions a call (not a launch) may reach, in the file and its headers,
+    each standing at the call: what a pass that moves the call must know of it (melding makes both sides'
+    calls one). Computed once per call."""
+    return unit.analysis(_called, call)
+
+
+def _called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
+    function = call.child_by_field_name("function")
+    name = function.child_by_field_name("field") if function is not None and function.type == "field_expression" \
+        else launched_identifier(function) if function is not None else None
+    if name is None or kernel_call_syntax(call) is not None:
+        return ()
+    found = []
+    for owner, callee in headers.definitions(unit, unit.text(name)):
+        if callee.runs_on_device and callee.body is not None:
+            found += _search(unit, callee, owner, callee, call, set(), unit.analysis(_builtin_macros))
+    return tuple(found)
+
+
 def _where(unit: Unit, child: Function, owner: Unit, function: Function, node: Node) -> str:
     """Where in the child's callees a node is: nothing in the child itself, ` (in 'f', which it calls)` in
     a function of its file, ` (in 'f', which it calls, tile.cuh:12)` in a header's."""

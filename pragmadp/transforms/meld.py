@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from pragmadp import ir
-from pragmadp.analysis import alignment, ctype, divergence, writes
+from pragmadp.analysis import alignment, ctype, divergence, serial, writes
 from pragmadp.analysis.alignment import cost
 from pragmadp.cuda import lift
 from pragmadp.cuda.frontend import Function, Node, Unit, declared_names, walk
@@ -57,6 +57,15 @@ _PAIRS_SHOWN = 6        # the alignment remark names this many pairs, then count
 _BARRIERS = {"__syncthreads", "__syncwarp", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
              "__barrier_sync", "__threadfence_block"}
 _WARP = re.compile(r"^__(shfl|ballot|any|all|activemask|match|reduce|vote)")
+# What a called device function (of the file or a header) may do that melding its calls would change: the
+# rule of the refusal and why.
+_CALLEE_REFUSALS = {
+    rules.CHILD_BARRIER: (rules.MELD_BARRIER, "synchronises threads, and melding would change which threads reach "
+                                              "the barrier together"),
+    rules.CHILD_WARP: (rules.MELD_WARP, "exchanges values between the lanes that run it together"),
+    rules.CHILD_COOPERATIVE: (rules.MELD_COOPERATIVE, "uses cooperative groups"),
+    rules.CHILD_ASM: (rules.MELD_UNSUPPORTED, "holds inline assembly, which pdcc cannot see into"),
+}
 _COOPERATIVE = re.compile(r"cooperative_groups|\bcg::|this_thread_block|tiled_partition|this_grid|coalesced_threads")
 _LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
 SITE_COMMENT = re.compile(r"// meld site \w+: profitability ")   # the comment opening a melded block (plan)
@@ -200,6 +209,10 @@ def _refusal(unit: Unit, statement: Node) -> tuple[Rule, Node, str] | None:
                                                  "threads reach it together"
             if _WARP.match(name):
                 return rules.MELD_WARP, node, f"'{name}' exchanges values between the lanes that run it together"
+            reached = next((o for o in serial.called(unit, node) if o.rule in _CALLEE_REFUSALS), None)
+            if reached is not None:
+                rule, why = _CALLEE_REFUSALS[reached.rule]
+                return rule, node, f"'{name}', which the branch calls, {why} ('{reached.text}' in '{reached.function}')"
         if kind in ("identifier", "namespace_identifier", "type_identifier", "qualified_identifier") and \
                 _COOPERATIVE.search(unit.text(node)):
             return rules.MELD_COOPERATIVE, node, f"'{unit.text(node)}' is a cooperative group"
