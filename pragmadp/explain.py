@@ -256,6 +256,15 @@ EXPLANATIONS: dict[str, str] = {
         record pool); consolidation refuses template kernels, dynamic shared memory or a stream, and extra
         arguments. The launch is left as written for that pass: change the code as the message says, or drop
         the clause.""",
+    "PDCC524": """\
+        The child, or a device function it calls, calls a function that the file or a header it includes with
+        quotes declares __device__ but does not define: its definition is in another translation unit (built
+        with -rdc=true and device-linked). pdcc cannot see whether it synchronises the block, uses shared memory
+        or warp intrinsics, or reads threadIdx and blockIdx itself, and each of those would break the serial
+        path, a coarsened block, an aggregated block or a consolidated item, so every pass leaves the launch as
+        written. Define the function in a header the file includes (inline __device__), or remove the pragma.
+        (Functions that are not declared in the file or its headers at all, CUDA's own among them, are assumed
+        not to cooperate.)""",
     "PDCC518": """\
         pdcc's copies of the child's body take threadIdx, blockIdx, blockDim and gridDim as parameters (the
         outlined `child__pdcc_thread`), so that the serial path, a coarsened block or an aggregated block can

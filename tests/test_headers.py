@@ -220,3 +220,34 @@ def test_a_header_is_parsed_only_when_a_name_looked_up_occurs_in_it(tmp_path: Pa
     weights, tile = headers.included(unit)
     assert headers.definitions(unit, "settle")[0][1].name == "settle"
     assert "unit" in vars(tile) and "unit" not in vars(weights)
+
+
+@pytest.mark.parametrize("prototype", [
+    "__device__ void settle(int* x);",
+    "extern __device__ void settle(int* x);",
+    "__device__ __noinline__ int* settle(int* x);",   # a pointer return: the declarator is nested
+])
+def test_a_device_function_declared_but_defined_in_another_translation_unit_stops_every_pass(tmp_path: Path,
+                                                                                           prototype: str):
+    """With -rdc its definition is another .cu file's: pdcc cannot see whether it synchronises."""
+    write(tmp_path / "src" / "tile.cuh", f"namespace tile {{ {prototype} }}\n")
+    remarks = threshold_remarks(tmp_path, '#include "tile.cuh"')
+    missed = [r for r in remarks if r.kind.value == "missed"]
+    assert [r.rule.id for r in missed] == ["PDCC524"]
+    assert "calls 'settle', a device function declared but not defined in this file or the headers it includes " \
+           "(another translation unit)" in missed[0].message and "at line 2" in missed[0].message
+
+
+@pytest.mark.parametrize("clauses, rule", [("coarsen(4)", "PDCC524"), ("consldt(block)", "PDCC524")])
+def test_coarsening_and_aggregation_refuse_an_unseen_callee_too(clauses: str, rule: str):
+    text = "__device__ void settle(int* x);\n__global__ void child(int* x, int n) { settle(x); }\n" + \
+        THRESHOLD_PARENT.replace("threshold(16)", clauses)
+    remarks = transform(SourceFile("k.cu", text.encode())).remarks
+    assert [r.rule.id for r in remarks if r.kind.value == "missed"] == [rule]
+
+
+def test_a_host_prototype_or_a_defined_device_function_is_no_obstacle():
+    for declared in ("void settle(int* x);\n", "__device__ void settle(int* x);\n__device__ void settle(int* x) {}\n"):
+        text = declared + "__global__ void child(int* x, int n) { settle(x); }\n" + THRESHOLD_PARENT
+        remarks = transform(SourceFile("k.cu", text.encode())).remarks
+        assert "PDCC500" in [r.rule.id for r in remarks] and not [r for r in remarks if r.kind.value == "missed"], declared

@@ -506,3 +506,11 @@ def test_melded_literals_keep_their_values(then, orelse, melded, tmp_path):
             "  for (unsigned t = 0; t < 64; t++) { threadIdx.x = t; original::k(a, in); melded::k(b, in); }\n" + _COMPARE)
     ran = host_run(tmp_path, kernel, result.text, main)
     assert ran == "same\n", ran + result.text
+
+
+def test_a_call_of_a_device_function_of_another_translation_unit_is_not_melded():
+    result = meld("#pragma meld\n  if (t & 1) { settle(out); out[t] = 1; } else { settle(out + n); out[t] = 2; }",
+                  before="__device__ void settle(int* p);\n")
+    remark = next(r for r in result.remarks if r.rule.id == "PDCC817")
+    assert "'settle', which the branch calls, is or calls a device function of another translation unit" \
+           in remark.message and "pdcc_then" not in result.text

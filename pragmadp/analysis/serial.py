@@ -3,13 +3,15 @@
 Not when they cooperate: barriers, shared memory, warp-level intrinsics and cooperative groups all
 assume the threads of a block run together. Nor when the child launches itself, since serialising a
 recursive launch recurses on the parent's stack, or launches other kernels: pdcc's copies of its body
-are made from the source and would hold those launches without their pragmas and checks. Inline assembly is refused because pdcc cannot see
-what it does. Nor when the child reads `threadIdx`/`blockIdx`/`blockDim`/`gridDim` through a helper
-function, a macro or a lambda: pdcc rewrites the built-ins only in the child's own body. Device
-functions the child calls (by name, qualified name, template or method call: every function of that
-name) are checked too, in this file and in the headers it includes with quotes (cuda/headers.py);
-functions defined elsewhere (another translation unit, a header included with <...>), constructors and
-functors' operator() are not followed and are assumed not to cooperate.
+are made from the source and would hold those launches without their pragmas and checks. Inline assembly
+is refused because pdcc cannot see what it does. Nor when the child reads `threadIdx`/`blockIdx`/
+`blockDim`/`gridDim` through a helper function, a macro or a lambda: pdcc rewrites the built-ins only in
+the child's own body. Device functions the child calls (by name, qualified name, template or method call:
+every function of that name) are checked too, in this file and in the headers it includes with quotes
+(cuda/headers.py). A device function they declare but do not define (another translation unit's, with
+-rdc) is an obstacle of its own, since pdcc cannot see what it does (PDCC524). Functions they do not
+declare (CUDA's, the C++ library's, a header included with <...>), constructors and functors' operator()
+are not followed and are assumed not to cooperate.
 """
 
 from __future__ import annotations
@@ -132,10 +134,16 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
             yield Obstacle(rules.CHILD_COOPERATIVE, f"child '{child.name}' uses cooperative groups ('{text}'){where}",
                            at, function.name, text)
         elif node.type in ("identifier", "field_identifier") and text not in visited and _names_the_callee(node):
-            for callee_unit, callee in headers.definitions(unit, text):
-                if callee.runs_on_device and callee.body is not None:
-                    yield from _search(unit, child, callee_unit, callee, entry if entry is not None or callee_unit is unit
-                                       else at, visited, macros)
+            callees = [(u, f) for u, f in headers.definitions(unit, text) if f.runs_on_device and f.body is not None]
+            for callee_unit, callee in callees:
+                yield from _search(unit, child, callee_unit, callee, entry if entry is not None or callee_unit is unit
+                                   else at, visited, macros)
+            if not callees and headers.declared_on_device(unit, text):
+                visited.add(text)
+                yield Obstacle(rules.CHILD_UNSEEN, f"child '{child.name}' calls '{text}'{where}, a device function "
+                               "declared but not defined in this file or the headers it includes (another translation "
+                               "unit): pdcc cannot see whether it synchronises, shares memory or reads thread indices",
+                               at, function.name, text)
 
 
 def called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
@@ -151,11 +159,12 @@ def _called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
         else launched_identifier(function) if function is not None else None
     if name is None or kernel_call_syntax(call) is not None:
         return ()
-    found = []
-    for owner, callee in headers.definitions(unit, unit.text(name)):
-        if callee.runs_on_device and callee.body is not None:
-            found += _search(unit, callee, owner, callee, call, set(), unit.analysis(_builtin_macros))
-    return tuple(found)
+    text = unit.text(name)
+    callees = [(u, f) for u, f in headers.definitions(unit, text) if f.runs_on_device and f.body is not None]
+    if not callees and headers.declared_on_device(unit, text):
+        return (Obstacle(rules.CHILD_UNSEEN, f"'{text}' is defined in another translation unit", call, text, text),)
+    return tuple(o for owner, callee in callees
+                 for o in _search(unit, callee, owner, callee, call, set(), unit.analysis(_builtin_macros)))
 
 
 def _where(unit: Unit, child: Function, owner: Unit, function: Function, node: Node) -> str:

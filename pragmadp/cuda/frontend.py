@@ -37,9 +37,12 @@ def _parser() -> tree_sitter.Parser:
 
 @functools.cache
 def _query() -> tree_sitter.Query:
-    """The nodes the Unit indexes: function definitions and kernel launches."""
+    """The nodes the Unit indexes: function definitions, kernel launches and function declarations (their
+    declarators, also of functions returning a pointer or a reference)."""
     return tree_sitter.Query(tree_sitter.Language(tree_sitter_cuda.language()),
-                             "(function_definition) @function (call_expression (kernel_call_syntax)) @launch")
+                             "(function_definition) @function (call_expression (kernel_call_syntax)) @launch "
+                             "(declaration declarator: (function_declarator) @prototype) "
+                             "(declaration declarator: (_ declarator: (function_declarator) @prototype))")
 
 
 @dataclass
@@ -120,6 +123,7 @@ class Unit:
     pragma_at: dict[int, pragmas.Pragma] = field(default_factory=dict)  # the pragmas read, by start offset
     meld_sites: list[tuple[Directive, Node, Node]] = field(default_factory=list)
     include_dirs: tuple[str, ...] = ()    # the command's -I and -isystem directories (quoted includes)
+    device_prototypes: set[str] = field(default_factory=set)  # functions declared __device__ or __global__
     # Indexes and cached analyses, so that no question about one site walks the whole file again.
     _by_name: dict[str, list[Function]] = field(default_factory=dict, repr=False)
     _by_node: dict[Node, Function] = field(default_factory=dict, repr=False)
@@ -208,11 +212,18 @@ def index(source: SourceFile) -> Unit:
 
 
 def _add_functions(unit: Unit) -> dict[str, list[Node]]:
-    """Indexes the unit's function definitions, outer ones first (for enclosing_function); returns every
-    capture of the query (in C: no Python walk of the file)."""
+    """Indexes the unit's function definitions, outer ones first (for enclosing_function), and the names of
+    the device functions it declares; returns every capture of the query (in C: no Python walk of the file)."""
     captures = tree_sitter.QueryCursor(_query()).captures(unit.tree.root_node)
     for node in sorted(captures.get("function", ()), key=lambda n: (n.start_byte, -n.end_byte)):
         unit.add_function(_function(unit, node))
+    for declarator in captures.get("prototype", ()):
+        declaration, name = declarator.parent, declarator.child_by_field_name("declarator")
+        while declaration is not None and declaration.type != "declaration":
+            declaration = declaration.parent
+        if declaration is not None and name is not None and \
+                any(unit.text(c) in ("__device__", "__global__") for c in declaration.children):
+            unit.device_prototypes.add(unit.text(name).split("::")[-1])
     return captures
 
 

@@ -52,6 +52,13 @@ def definitions(unit: Unit, name: str) -> list[tuple[Unit, Function]]:
                     for f in header.unit.definitions(name)]
 
 
+def declared_on_device(unit: Unit, name: str) -> bool:
+    """Whether the file or one of its headers declares a `__device__` (or `__global__`) function `name`."""
+    word = name.encode()
+    return name in unit.device_prototypes or any(
+        word in header.source.data and name in header.unit.device_prototypes for header in included(unit))
+
+
 def _included(unit: Unit) -> tuple[Header, ...]:
     found: list[Header] = []
     seen = set()

@@ -210,6 +210,9 @@ CHILD_LAUNCHES = Rule("PDCC522", "child-launches-kernels",
 LAUNCH_FORM = Rule("PDCC523", "launch-form-unsupported",
                    "The launch is written in a form pdcc does not rewrite (e.g. no block size in its configuration).",
                    _WHY_NOT)
+CHILD_UNSEEN = Rule("PDCC524", "child-calls-unseen-function",
+                    "The child calls a device function defined in another translation unit, which pdcc cannot read.",
+                    _WHY_NOT)
 CHILD_UNKNOWN = Rule("PDCC515", "child-not-found",
                      "The launched kernel is not defined in this file, so pdcc cannot build its serial version.", _WHY_NOT)
 CHILD_ASM = Rule("PDCC516", "child-uses-inline-asm", "The child contains inline assembly pdcc cannot reason about.", _WHY_NOT)

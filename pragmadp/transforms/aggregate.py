@@ -50,7 +50,7 @@ DEFAULT_POOL_BYTES = 64 << 20
 RECORDS_PER_THREAD_IN_LOOPS = 4
 MAX_GROUPS = 65536  # group slots of a multiblock(K) site; more groups than that launch directly
 REFUSED = (rules.CHILD_BARRIER, rules.CHILD_WARP, rules.CHILD_COOPERATIVE, rules.CHILD_ASM,
-           rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE, rules.CHILD_LAUNCHES)
+           rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE, rules.CHILD_LAUNCHES, rules.CHILD_UNSEEN)
 _UNIFORM_BUILTINS = {"gridDim", "blockDim"}
 _IDLE = " (an aggregated block holds idle threads)"
 _GROUP_TYPES = {"warp": "WarpGroups", "block": "BlockGroup", "multiblock": "MultiBlockGroup", "grid": "MultiBlockGroup"}

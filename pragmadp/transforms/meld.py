@@ -65,6 +65,8 @@ _CALLEE_REFUSALS = {
     rules.CHILD_WARP: (rules.MELD_WARP, "exchanges values between the lanes that run it together"),
     rules.CHILD_COOPERATIVE: (rules.MELD_COOPERATIVE, "uses cooperative groups"),
     rules.CHILD_ASM: (rules.MELD_UNSUPPORTED, "holds inline assembly, which pdcc cannot see into"),
+    rules.CHILD_UNSEEN: (rules.MELD_UNSUPPORTED, "is or calls a device function of another translation unit, "
+                                                 "which pdcc cannot see into"),
 }
 _COOPERATIVE = re.compile(r"cooperative_groups|\bcg::|this_thread_block|tiled_partition|this_grid|coalesced_threads")
 _LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop")
@@ -212,7 +214,8 @@ def _refusal(unit: Unit, statement: Node) -> tuple[Rule, Node, str] | None:
             reached = next((o for o in serial.called(unit, node) if o.rule in _CALLEE_REFUSALS), None)
             if reached is not None:
                 rule, why = _CALLEE_REFUSALS[reached.rule]
-                return rule, node, f"'{name}', which the branch calls, {why} ('{reached.text}' in '{reached.function}')"
+                what = "" if reached.text == name else f" ('{reached.text}' in '{reached.function}')"
+                return rule, node, f"'{name}', which the branch calls, {why}{what}"
         if kind in ("identifier", "namespace_identifier", "type_identifier", "qualified_identifier") and \
                 _COOPERATIVE.search(unit.text(node)):
             return rules.MELD_COOPERATIVE, node, f"'{unit.text(node)}' is a cooperative group"
