@@ -1116,6 +1116,7 @@ struct WorkQueue {
     if (linear_thread() != 0u) return;
     __threadfence();
     if (atomicAdd(&blocks_done, 1u) != grid_blocks() - 1u) return;
+    __threadfence();  // acquire: the appends of every other block of the level
     const Next next = plan_next(level, threads, blocks, false, others...);
     if (next.any) launch_next(next, threads, launch);
   }
@@ -1136,11 +1137,13 @@ struct WorkQueue {
       return false;
     }
     __syncthreads();
+    if (grid_blocks() == 1u) return next_level_alone(level, threads, blocks, launch, others...);
     bool stays_here = false;
     if (linear_thread() == 0u) {
       const unsigned round = *(volatile unsigned*)&barrier;  // before arriving: it cannot move before that
       __threadfence();
       if (atomicAdd(&blocks_done, 1u) == grid_blocks() - 1u) {
+        __threadfence();  // acquire: the appends of every other block of the level
         const Next next = plan_next(level, threads, blocks, (round & 1u) == 0u, others...);
         if (next.here) {
           continued = next.level;
@@ -1175,6 +1178,23 @@ struct WorkQueue {
     return true;
   }
 
+  // next_level in a grid of one block (after its barrier): no other block to count, wait for or tell, and
+  // every append of the level made by its own threads, which the barrier makes visible to its first thread,
+  // so no fence, atomic or round of the in-place barrier (on a deep, narrow recursion most levels run so).
+  template <typename Launch, typename... Others>
+  __device__ bool next_level_alone(Level& level, unsigned threads, unsigned blocks, Launch launch, Others&... others) {
+    bool stays_here = false;
+    if (linear_thread() == 0u) {
+      const Next next = plan_next(level, threads, blocks, true, others...);
+      if (next.here) continued = next.level;
+      else if (next.any) launch_next(next, threads, launch);
+      stays_here = next.here;
+    }
+    if (!__syncthreads_or(stays_here)) return false;
+    level = Level{*(volatile unsigned*)&continued.index, *(volatile unsigned long long*)&continued.groups, true};
+    return true;
+  }
+
   // What follows a level: whether anything does, its Level, the blocks it wants, and whether the grid that
   // ran this one goes on with it (`may_stay`: it may, when it fits).
   struct Next {
@@ -1184,12 +1204,12 @@ struct WorkQueue {
     unsigned blocks;
   };
 
-  // In the last block of a level to finish (its first thread): the bookkeeping and what follows. The
-  // recursion is over when the level appended nothing and launched no grid of its own (an item launched
-  // directly may append to the next level while this one ends: the next level's consumer starts after it).
+  // In the last block of a level to finish (its first thread, which has seen every block's appends): the
+  // bookkeeping and what follows. The recursion is over when the level appended nothing and launched no grid
+  // of its own (an item launched directly may append to the next level while this one ends: the next
+  // level's consumer starts after it).
   template <typename... Others>
   __device__ Next plan_next(const Level& level, unsigned threads, unsigned blocks, bool may_stay, Others&... others) {
-    __threadfence();  // acquire: the appends of every other block of the level
     blocks_done = 0u;
     const unsigned long long direct_all = (launched(level.index) + ... + others.launched(level.index));
     level_ran(level.index);
