@@ -710,11 +710,13 @@ enum Granularity : unsigned { kWarpGroups, kBlockGroups, kGridGroup };
 // Where a grid of a consolidated kernel stands: level `index` runs the items of queue index & 1 (none at
 // level 0) and appends to queue (index + 1) & 1; the launches it runs have `groups` groups, which give each
 // queue its capacity for the level (~0: as many items as the queue holds), past which items are launched
-// directly.
+// directly. Its first `blocks` blocks run it: a grid that goes on in place with a narrower level lets the
+// blocks it no longer needs leave (next_level), and the consumers stride over `blocks`, not gridDim.
 struct Level {
   unsigned index;
   unsigned long long groups;
   bool may_wait;  // the grid running it is small enough to wait for its own blocks (decided by who launched it)
+  unsigned blocks;
 };
 
 // (x, y, z) of a linear index that may pass 2^32 (blocks of a large item's grid).
@@ -793,8 +795,8 @@ __device__ void run_packed(const Level& level, const Record* run, const unsigned
                            unsigned long long stored, Item item, const Once&... once) {
   __shared__ unsigned ends[1024], scratch[33], alone[32];  // ends: inclusive prefix sum of the items' threads
   const unsigned me = threadIdx.x, threads = blockDim.x;
-  const unsigned long long per_block = items_per_block(stored, gridDim.x, threads);
-  for (unsigned long long first = blockIdx.x * per_block; first < stored; first += gridDim.x * per_block) {
+  const unsigned long long per_block = items_per_block(stored, level.blocks, threads);
+  for (unsigned long long first = blockIdx.x * per_block; first < stored; first += level.blocks * per_block) {
     const unsigned count = (unsigned)(stored - first < per_block ? stored - first : per_block);
     const unsigned long long mine = me < count ? live[first + me] : 0ull;
     const bool big = mine > kPackedThreads;
@@ -922,7 +924,7 @@ struct WorkQueue {
   }
 
   // Level 0: the grid the program launched (called in its threads).
-  __device__ static Level first_level() { return {0u, groups_of(gridDim, blockDim), false}; }
+  __device__ static Level first_level() { return {0u, groups_of(gridDim, blockDim), false, grid_blocks()}; }
 
   // At the site, in place of the launch `direct<<<grid, block>>>(level, arguments...)`: the item goes to
   // the next level's queue, or, when that is full, is launched directly. Warp and block groups take
@@ -983,7 +985,7 @@ struct WorkQueue {
     // through the launch budget. When the budget is spent it stays in the queue's memory instead (the next
     // level's consumer runs every item stored), so no launch waits in the device runtime for the pending
     // pool; only when the queue's memory is full too is it launched whatever the budget says, and retried.
-    const Level own = {level.index, ~0ull, false};
+    const Level own = {level.index, ~0ull, false, 0u};  // (a grid of one item runs no consumer loop)
     if (slot < kItems) {
       const bool launched = pdcc::launched([&] { direct<<<grid, block>>>(own, arguments...); });
       if (launched) atomicAdd(&this->direct[parity], 1ull);
@@ -1006,7 +1008,7 @@ struct WorkQueue {
   __device__ void append_blocks(const Level& level, Kernel direct, dim3 grid, dim3 block, const Arguments&... arguments) {
     const unsigned parity = (level.index + 1u) & 1u;
     const unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
-    const Level own = {level.index, ~0ull, false};
+    const Level own = {level.index, ~0ull, false, 0u};  // (a grid of one item runs no consumer loop)
     if (blocks > kStoredBlocks && pdcc::launched([&] { direct<<<grid, block>>>(own, arguments...); })) {
       atomicAdd(&this->direct[parity], 1ull);
       return;
@@ -1038,10 +1040,10 @@ struct WorkQueue {
     const Record* run = items(parity);
     if (ThreadPerItem) {
       for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < stored;
-           i += (unsigned long long)gridDim.x * blockDim.x)
+           i += (unsigned long long)level.blocks * blockDim.x)
         pdcc::run_item(level, run[i], record_total(run[i]), 0u, 1u, item, once...);
     } else if (AsLaunched) {
-      for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x) {
+      for (unsigned long long i = blockIdx.x; i < stored; i += level.blocks) {
         const Record& r = run[i];
         if (r.grid.x * r.grid.y * r.grid.z == 0u) continue;  // launched directly: the slot is empty
         if (record_threads(r) != blockDim.x) __trap();  // pdcc launches the consumer with the items' block size
@@ -1051,7 +1053,7 @@ struct WorkQueue {
         __syncthreads();  // the block's next slot reuses this one's shared memory
       }
     } else {
-      for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x)
+      for (unsigned long long i = blockIdx.x; i < stored; i += level.blocks)
         pdcc::run_item(level, run[i], record_total(run[i]), threadIdx.x, blockDim.x, item, once...);
     }
   }
@@ -1066,8 +1068,8 @@ struct WorkQueue {
     const unsigned parity = level.index & 1u;
     const unsigned long long stored = this->stored(parity);
     const Record* run = items(parity);
-    if (items_per_block(stored, gridDim.x, blockDim.x) == 1ull) {  // a narrow level: a block per item
-      for (unsigned long long i = blockIdx.x; i < stored; i += gridDim.x)
+    if (items_per_block(stored, level.blocks, blockDim.x) == 1ull) {  // a narrow level: a block per item
+      for (unsigned long long i = blockIdx.x; i < stored; i += level.blocks)
         pdcc::run_item(level, run[i], live_of[parity][i], threadIdx.x, blockDim.x, item, once...);
     } else {
       pdcc::run_packed(level, run, live_of[parity], stored, item, once...);
@@ -1124,8 +1126,9 @@ struct WorkQueue {
   // A consumer grid: true when it goes on with the next level itself (`level` is then that level), false
   // when it is over (the recursion ended, or the next level was tail-launched). A grid of at most one
   // block per SM (`level.may_wait`, decided where it was launched) waits for its last block at a barrier
-  // and goes on in place when the next level wants no more blocks and launched no grid of its own: a narrow
-  // level then costs a barrier (~3 us on an H200) instead of a tail launch (~14 us),
+  // and goes on in place when the next level wants no more blocks than ran this one and launched no grid of
+  // its own (the blocks it does not want leave; one left alone needs no barrier): a narrow level then costs
+  // a barrier (~3 us on an H200) instead of a tail launch (~14 us),
   // bench/probes/level_chaining.cu. Else the next level is tail-launched: a tail launch starts once this
   // grid and all its children are done, so grids launched directly are waited for too. A block that has
   // waited kLevelWaitNs gives up the round (bit 0 of `barrier`) and leaves; the last block then
@@ -1137,12 +1140,12 @@ struct WorkQueue {
       return false;
     }
     __syncthreads();
-    if (grid_blocks() == 1u) return next_level_alone(level, threads, blocks, launch, others...);
+    if (level.blocks == 1u) return next_level_alone(level, threads, blocks, launch, others...);
     bool stays_here = false;
     if (linear_thread() == 0u) {
       const unsigned round = *(volatile unsigned*)&barrier;  // before arriving: it cannot move before that
       __threadfence();
-      if (atomicAdd(&blocks_done, 1u) == grid_blocks() - 1u) {
+      if (atomicAdd(&blocks_done, 1u) == level.blocks - 1u) {
         __threadfence();  // acquire: the appends of every other block of the level
         const Next next = plan_next(level, threads, blocks, (round & 1u) == 0u, others...);
         if (next.here) {
@@ -1172,15 +1175,23 @@ struct WorkQueue {
       }
     }
     // The block learns it from its first thread at the barrier (no shared memory of pdcc's: the items' own
-    // may take all there is).
+    // may take all there is), and leaves when the next level needs fewer blocks than this one.
     if (!__syncthreads_or(stays_here)) return false;
-    level = Level{*(volatile unsigned*)&continued.index, *(volatile unsigned long long*)&continued.groups, true};
-    return true;
+    return continue_with(level);
   }
 
-  // next_level in a grid of one block (after its barrier): no other block to count, wait for or tell, and
-  // every append of the level made by its own threads, which the barrier makes visible to its first thread,
-  // so no fence, atomic or round of the in-place barrier (on a deep, narrow recursion most levels run so).
+  // The level the grid goes on with (`continued`, written before the barrier this block has passed), true
+  // when this block runs it: a narrower level's blocks are its first ones, the others leave.
+  __device__ bool continue_with(Level& level) const {
+    level = Level{*(volatile const unsigned*)&continued.index, *(volatile const unsigned long long*)&continued.groups,
+                  true, *(volatile const unsigned*)&continued.blocks};
+    return blockIdx.x < level.blocks;
+  }
+
+  // next_level in a grid of one block, or whose other blocks have left (after its barrier): no other block
+  // to count, wait for or tell, and every append of the level made by its own threads, which the barrier
+  // makes visible to its first thread, so no fence, atomic or round of the in-place barrier (on a deep,
+  // narrow recursion most levels run so).
   template <typename Launch, typename... Others>
   __device__ bool next_level_alone(Level& level, unsigned threads, unsigned blocks, Launch launch, Others&... others) {
     bool stays_here = false;
@@ -1191,8 +1202,7 @@ struct WorkQueue {
       stays_here = next.here;
     }
     if (!__syncthreads_or(stays_here)) return false;
-    level = Level{*(volatile unsigned*)&continued.index, *(volatile unsigned long long*)&continued.groups, true};
-    return true;
+    return continue_with(level);
   }
 
   // What follows a level: whether anything does, its Level, the blocks it wants, and whether the grid that
@@ -1225,8 +1235,9 @@ struct WorkQueue {
     if (blocks) wanted = blocks;
     wanted = wanted < 1ull ? 1ull : wanted < kMaxGridBlocks ? wanted : kMaxGridBlocks;
     const bool any = appended_all != 0ull || direct_all != 0ull;
-    const bool here = any && may_stay && level.may_wait && direct_all == 0ull && wanted <= grid_blocks();
-    return {any, here, {level.index + 1u, launches_all, here || wanted <= resident_blocks()}, (unsigned)wanted};
+    const bool here = any && may_stay && level.may_wait && direct_all == 0ull && wanted <= level.blocks;
+    return {any, here, {level.index + 1u, launches_all, here || wanted <= resident_blocks(), (unsigned)wanted},
+            (unsigned)wanted};
   }
 
   // The consumer of the next level as a tail launch, retried.
