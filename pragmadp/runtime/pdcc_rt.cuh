@@ -1171,7 +1171,10 @@ struct WorkQueue {
           __nanosleep(wait);
         }
         __threadfence();  // acquire: the level the last block chose, and every block's appends
-        stays_here = (now & 1u) == 0u && *(volatile bool*)&stays;
+        // The round closed (not given up) when `barrier` has moved past it. A block held up here long enough
+        // may see a later round given up (round + 3): that is not this round's, whose `stays` still holds
+        // (the next level cannot end without this block).
+        stays_here = (now >> 1) != (round >> 1) && *(volatile bool*)&stays;
       }
     }
     // The block learns it from its first thread at the barrier (no shared memory of pdcc's: the items' own
@@ -1181,7 +1184,9 @@ struct WorkQueue {
   }
 
   // The level the grid goes on with (`continued`, written before the barrier this block has passed), true
-  // when this block runs it: a narrower level's blocks are its first ones, the others leave.
+  // when this block runs it: a narrower level's blocks are its first ones, the others leave. (A leaving block
+  // held up may read a later level's `continued`; it leaves all the same, since a grid's levels never want
+  // more blocks than it still runs.)
   __device__ bool continue_with(Level& level) const {
     level = Level{*(volatile const unsigned*)&continued.index, *(volatile const unsigned long long*)&continued.groups,
                   true, *(volatile const unsigned*)&continued.blocks};
