@@ -373,12 +373,15 @@ EXPLANATIONS: dict[str, str] = {
         after the other, as with aggregated parents.""",
     "PDCC572": """\
         After the kernel launches itself, code that follows in the same thread reads something the launched
-        grids write (the message names it and the launch). Consolidated, those grids' work runs in a later
-        level, after the whole current one; nothing pdcc writes can wait for it, since device-side
-        cudaDeviceSynchronize is gone on sm_90, so the read would run before the children it depends on. pdcc
-        therefore does not consolidate the recursion, and every launch of the kernel stays as written. Move
-        the work that needs the children's results out of the recursion (e.g. into a kernel the host launches
-        after it), or let the children write their results themselves.""",
+        grids write (the message names it and the launch). Calls are followed into the device functions of the
+        file and its headers: what a helper writes or reads through a parameter counts as the kernel's, and an
+        atomic whose result goes unused reads nothing (a failure counter after the launch is fine).
+        Consolidated, those grids' work runs in a later level, after the whole current one; nothing pdcc
+        writes can wait for it, since device-side cudaDeviceSynchronize is gone on sm_90, so the read would
+        run before the children it depends on. pdcc therefore does not consolidate the recursion, and every
+        launch of the kernel stays as written. Move the work that needs the children's results out of the
+        recursion (e.g. into a kernel the host launches after it), or let the children write their results
+        themselves.""",
     "PDCC573": """\
         Consolidation runs a recursion level by level through one work queue per kernel, so it takes every
         device launch of the kernel or none. The message names the launch that stops it: a launch of the

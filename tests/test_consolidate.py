@@ -744,3 +744,30 @@ def test_a_recursion_through_a_device_function_is_left_as_written_and_says_where
     (missed,) = [r for r in result.remarks if r.kind.value == "missed"]
     assert missed.rule.id == "PDCC514" and "not in device function 'go'" in missed.message
     assert "consldt at the child's launch of itself" not in missed.message and not remarks(result, "PDCC570")
+
+
+HELPERS = """\
+__device__ void record(int* out, int v) { out[0] = v; }
+__device__ int peek(const int* out) { return out[0]; }
+__device__ void count(int* n) { atomicAdd(&n[0], 1); atomicCAS(&n[1], 0, 1); }
+"""
+
+
+@pytest.mark.parametrize("before, after, missed", [
+    ("record(out, n);", "sink[n] = peek(out);", "out"),       # written and read, both through helpers
+    ("record(out, n);", "sink[n] = out[0];", "out"),
+    ("count(out);", "count(out);", None),                       # a counter: atomics whose results go unused
+    ("count(out);", "atomicAdd(out, 1);", None),
+    ("count(out);", "int seen = atomicAdd(out, 1); sink[n] = seen;", "out"),   # the result read: a read
+    ("sink[0] = 1;", "sink[n] = peek(out);", None),             # the grids write nothing `out` points at
+])
+def test_post_work_is_followed_through_the_device_functions_the_kernel_calls(before: str, after: str,
+                                                                            missed: str | None):
+    code = HELPERS + ("__global__ void k(int* out, int* sink, int n) {\n  BEFORE\n  if (n > 0) {\n"
+                      "#pragma dp consldt(block)\n    k<<<1, 1>>>(out, sink, n - 1);\n    AFTER\n  }\n}\n")
+    result = run(code.replace("BEFORE", before).replace("AFTER", after))
+    post = remarks(result, "PDCC572")
+    assert [r.args["name"] for r in post] == ([missed] if missed else []), result.remarks
+    assert bool(remarks(result, "PDCC570")) == (missed is None)
+    if missed:
+        assert post[0].location.line == 9   # the statement after the launch

@@ -676,9 +676,17 @@ def _base(node: Node | None) -> str | None:
 
 
 def _written_through(unit: Unit, function: Function) -> frozenset[str]:
-    """The variables through which the kernel writes memory (`depth[c] = ...`, `*p += 1`, `atomicAdd(&n[i], 1)`):
-    what a grid it launches may write, seen from the launching thread."""
-    assert function.body is not None   # a kernel that launches
+    """The variables through which the kernel writes memory (`depth[c] = ...`, `*p += 1`, `atomicAdd(&n[i], 1)`,
+    `fill(depth, n)` where a device function of the file or its headers writes through that parameter): what a
+    grid it launches may write, seen from the launching thread. (A callee's writes through its own locals, or
+    in a function pdcc cannot read, are not seen.)"""
+    return _writes_through(unit, unit, function, frozenset())
+
+
+def _writes_through(unit: Unit, owner: Unit, function: Function, calling: frozenset[str]) -> frozenset[str]:
+    """_written_through of `function`, defined in `owner` (the kernel's unit or a header's); `calling`: the
+    functions on the way there, not entered again."""
+    assert function.body is not None   # a kernel that launches, or a callee with a body
     names = set()
     for node in walk(function.body):
         target = None
@@ -686,14 +694,37 @@ def _written_through(unit: Unit, function: Function) -> frozenset[str]:
             target = node.child_by_field_name("left")
         elif node.type == "update_expression":
             target = node.child_by_field_name("argument")
-        elif node.type == "call_expression" and unit.text(required(node, "function")).startswith("atomic"):
-            arguments = node.child_by_field_name("arguments")
-            target = arguments.named_child(0) if arguments is not None and arguments.named_child_count else None
-            names.add(_base(target) or "")
-            continue
+        elif node.type == "call_expression" and kernel_call_syntax(node) is None:
+            callee = node_text(launched_identifier(required(node, "function")))
+            passed = _arguments(node)
+            if callee.startswith("atomic"):
+                names.add(_base(passed[0] if passed else None) or "")
+                continue
+            for callee_unit, definition, parameters in _device_callees(unit, callee, calling | {function.name}):
+                inner = _writes_through(unit, callee_unit, definition, calling | {function.name})
+                names.update(_base(a) or "" for p, a in zip(parameters, passed) if p.name in inner)
         if target is not None and target.type != "identifier":
             names.add(_base(target) or "")
     return frozenset(names - {""})
+
+
+def _arguments(call: Node) -> list[Node]:
+    arguments = call.child_by_field_name("arguments")
+    return arguments.named_children if arguments is not None else []
+
+
+def _device_callees(unit: Unit, callee: str, calling: frozenset[str]) -> list[tuple[Unit, Function, list[ir.Parameter]]]:
+    """The device functions of the file and its headers a call of `callee` (its plain name) may reach, with
+    the unit each is in and its parameters; none when it is one of `calling` (a recursion) or a parameter list
+    cannot be read."""
+    if callee in calling:
+        return []
+    found = []
+    for owner, definition in headers.definitions(unit, callee):
+        parameters = children.parameters(owner, definition)
+        if definition.runs_on_device and definition.body is not None and parameters is not None:
+            found.append((owner, definition, parameters))
+    return found
 
 
 def _post_work(unit: Unit, recursion: Recursion, site: Site, written: frozenset[str]) -> tuple[Node, str] | None:
@@ -751,10 +782,11 @@ def _seen_by_the_parent(unit: Unit, recursion: Recursion, site: Site, written: f
 
 
 def _first_read(unit: Unit, statement: Node, written: frozenset[str], skipped: set[Node]) -> tuple[Node, str] | None:
-    """The innermost statement of `statement` that reads a name of `written` (not only storing through it),
+    """The innermost statement of `statement` that reads a name of `written` (not only writing through it),
     outside the `skipped` statements (the recursive launches), and the name."""
     for node in walk(statement):
-        if node.type != "identifier" or unit.text(node) not in written or _stored_through(unit, node):
+        if node.type != "identifier" or unit.text(node) not in written or \
+                _only_written_through(unit, unit, node, frozenset()):
             continue
         inner: Node | None = node
         while inner is not None and not (inner.type.endswith("statement") or inner.type == "declaration"):
@@ -762,6 +794,33 @@ def _first_read(unit: Unit, statement: Node, written: frozenset[str], skipped: s
         if inner is not None and not any(s.start_byte <= node.start_byte < s.end_byte for s in skipped):
             return inner, unit.text(node)
     return None
+
+
+def _only_written_through(unit: Unit, owner: Unit, identifier: Node, calling: frozenset[str]) -> bool:
+    """Whether this use of a name (in `owner`, the kernel's unit or a header's) reads nothing through it: it
+    addresses what a plain assignment stores (_stored_through), what an atomic whose result is discarded
+    updates (`atomicAdd(&n[0], 1);`: it observes no value), or what a device function of the file or its
+    headers only writes so through that parameter (`count_failure(n);`)."""
+    if _stored_through(owner, identifier):
+        return True
+    child, parent = identifier, identifier.parent
+    while parent is not None and parent.type in _ADDRESSING and parent.child_by_field_name("argument") == child:
+        child, parent = parent, parent.parent
+    if parent is None or parent.type != "argument_list":
+        return False
+    call = parent.parent
+    if call is None or call.type != "call_expression" or kernel_call_syntax(call) is not None:
+        return False
+    index = parent.named_children.index(child)
+    callee = node_text(launched_identifier(required(call, "function")))
+    if callee.startswith("atomic"):
+        return index == 0 and call.parent is not None and call.parent.type == "expression_statement"
+    callees = _device_callees(unit, callee, calling)
+    return bool(callees) and all(
+        index < len(parameters) and all(
+            _only_written_through(unit, callee_unit, use, calling | {callee}) for use in walk(required(definition.node, "body"))
+            if use.type == "identifier" and callee_unit.text(use) == parameters[index].name)
+        for callee_unit, definition, parameters in callees)
 
 
 def _stored_through(unit: Unit, identifier: Node) -> bool:
