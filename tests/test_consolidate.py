@@ -750,6 +750,9 @@ HELPERS = """\
 __device__ void record(int* out, int v) { out[0] = v; }
 __device__ int peek(const int* out) { return out[0]; }
 __device__ void count(int* n) { atomicAdd(&n[0], 1); atomicCAS(&n[1], 0, 1); }
+__device__ void setref(int& x, int v) { x = v; }
+__device__ void bounds(int n, int* lo, int* hi) { *lo = n / 2; *hi = n; }
+struct Rec { __device__ void put(int* out, int v) { out[1] = v; } };
 """
 
 
@@ -760,6 +763,10 @@ __device__ void count(int* n) { atomicAdd(&n[0], 1); atomicCAS(&n[1], 0, 1); }
     ("count(out);", "atomicAdd(out, 1);", None),
     ("count(out);", "int seen = atomicAdd(out, 1); sink[n] = seen;", "out"),   # the result read: a read
     ("sink[0] = 1;", "sink[n] = peek(out);", None),             # the grids write nothing `out` points at
+    ("setref(out[0], n);", "sink[n] = out[0];", "out"),         # through a reference parameter
+    ("Rec r; r.put(out, n);", "sink[n] = out[1];", "out"),      # through a method
+    ("int lo, hi; bounds(n, &lo, &hi);", "sink[lo] = hi;", None),   # a thread's own numbers, filled by a helper
+    ("count(out);", "(void)atomicAdd(out + n, 1);", None),     # a discarded atomic, cast to void, at an offset
 ])
 def test_post_work_is_followed_through_the_device_functions_the_kernel_calls(before: str, after: str,
                                                                             missed: str | None):
@@ -770,4 +777,14 @@ def test_post_work_is_followed_through_the_device_functions_the_kernel_calls(bef
     assert [r.args["name"] for r in post] == ([missed] if missed else []), result.remarks
     assert bool(remarks(result, "PDCC570")) == (missed is None)
     if missed:
-        assert post[0].location.line == 9   # the statement after the launch
+        assert post[0].location.line == HELPERS.count("\n") + 6   # the statement after the launch
+
+
+def test_a_deep_chain_of_helpers_is_followed_once_per_function():
+    """Each helper calls the next twice: followed call by call, 2^40 visits; once per function, 40."""
+    chain = ["__device__ void h40(int* p) { p[0] = 1; }"]
+    chain += [f"__device__ void h{i}(int* p) {{ h{i + 1}(p); h{i + 1}(p + 1); }}" for i in range(39, -1, -1)]
+    code = "\n".join(chain) + ("\n__global__ void k(int* out, int* sink, int n) {\n  h0(out);\n  if (n > 0) {\n"
+                               "#pragma dp consldt(block)\n    k<<<1, 1>>>(out, sink, n - 1);\n    sink[n] = out[0];\n"
+                               "  }\n}\n")
+    assert [r.args["name"] for r in remarks(run(code), "PDCC572")] == ["out"]

@@ -251,3 +251,14 @@ def test_a_host_prototype_or_a_defined_device_function_is_no_obstacle():
         text = declared + "__global__ void child(int* x, int n) { settle(x); }\n" + THRESHOLD_PARENT
         remarks = transform(SourceFile("k.cu", text.encode())).remarks
         assert "PDCC500" in [r.rule.id for r in remarks] and not [r for r in remarks if r.kind.value == "missed"], declared
+
+
+@pytest.mark.parametrize("declared, call, missed", [
+    ("struct Tile { __device__ void settle(int* x); };", "Tile t; t.settle(x);", ["PDCC524"]),   # a member
+    ("#if 0\n__device__ void settle(int* x);\n#endif", "settle(x);", []),    # skipped by the preprocessor
+    ("__device__ float __expf(float);", "x[0] = (int)__expf(1.0f);", []),     # CUDA's, however declared
+])
+def test_which_prototypes_are_of_another_translation_unit(declared: str, call: str, missed: list[str]):
+    text = f"{declared}\n__global__ void child(int* x, int n) {{ {call} }}\n{THRESHOLD_PARENT}"
+    remarks = transform(SourceFile("k.cu", text.encode())).remarks
+    assert [r.rule.id for r in remarks if r.kind.value == "missed"] == missed

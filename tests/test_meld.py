@@ -514,3 +514,25 @@ def test_a_call_of_a_device_function_of_another_translation_unit_is_not_melded()
     remark = next(r for r in result.remarks if r.rule.id == "PDCC817")
     assert "'settle', which the branch calls, is or calls a device function of another translation unit" \
            in remark.message and "pdcc_then" not in result.text
+
+
+
+@pytest.mark.parametrize("before, call, rule, words", [
+    ("  auto lanes = [&](int v) { return v + __popc(__activemask()); };\n", "lanes", "PDCC811",
+     "'lanes', a lambda the branch calls: '__activemask' exchanges values"),
+    ("  auto plain = [&](int v) { return v * 3; };\n", "plain", None, ""),
+])
+def test_a_lambda_a_side_calls_is_looked_into(before: str, call: str, rule: str | None, words: str):
+    result = meld(before + f"#pragma meld\n  if (t & 1) {{ out[t] = {call}(in[t]); }} else {{ out[t] = {call}(in[n]); }}")
+    if rule is None:
+        assert "PDCC800" in rules_of(result)
+    else:
+        remark = next(r for r in result.remarks if r.rule.id == rule)
+        assert words in remark.message and "pdcc_then" not in result.text
+
+
+def test_a_function_object_or_pointer_a_side_calls_is_not_melded():
+    result = meld("#pragma meld\n  if (t & 1) { out[t] = op(in[t]); } else { out[t] = op(in[n]); }",
+                  head="int *out, const int *in, int (*op)(int), int n")
+    remark = next(r for r in result.remarks if r.rule.id == "PDCC817")
+    assert "'op' is a function object or pointer, whose body pdcc does not see" in remark.message

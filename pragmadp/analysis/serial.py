@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass
 
 from pragmadp.cuda import headers
-from pragmadp.cuda.frontend import Function, Node, Unit, kernel_call_syntax, launched_identifier, node_text, walk
+from pragmadp.cuda.frontend import (Function, Node, Unit, called_name, kernel_call_syntax, launched_identifier,
+                                    node_text, walk)
 from pragmadp.report import rules
 from pragmadp.report.remarks import Rule
 
@@ -154,12 +155,9 @@ def called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
 
 
 def _called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
-    function = call.child_by_field_name("function")
-    name = function.child_by_field_name("field") if function is not None and function.type == "field_expression" \
-        else launched_identifier(function) if function is not None else None
-    if name is None or kernel_call_syntax(call) is not None:
+    text = called_name(unit, call)
+    if text is None or kernel_call_syntax(call) is not None:
         return ()
-    text = unit.text(name)
     callees = [(u, f) for u, f in headers.definitions(unit, text) if f.runs_on_device and f.body is not None]
     if not callees and headers.declared_on_device(unit, text):
         return (Obstacle(rules.CHILD_UNSEEN, f"'{text}' is defined in another translation unit", call, text, text),)

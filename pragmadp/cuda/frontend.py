@@ -42,7 +42,9 @@ def _query() -> tree_sitter.Query:
     return tree_sitter.Query(tree_sitter.Language(tree_sitter_cuda.language()),
                              "(function_definition) @function (call_expression (kernel_call_syntax)) @launch "
                              "(declaration declarator: (function_declarator) @prototype) "
-                             "(declaration declarator: (_ declarator: (function_declarator) @prototype))")
+                             "(declaration declarator: (_ declarator: (function_declarator) @prototype)) "
+                             "(field_declaration declarator: (function_declarator) @prototype) "
+                             "(field_declaration declarator: (_ declarator: (function_declarator) @prototype))")
 
 
 @dataclass
@@ -219,11 +221,14 @@ def _add_functions(unit: Unit) -> dict[str, list[Node]]:
         unit.add_function(_function(unit, node))
     for declarator in captures.get("prototype", ()):
         declaration, name = declarator.parent, declarator.child_by_field_name("declarator")
-        while declaration is not None and declaration.type != "declaration":
+        while declaration is not None and declaration.type not in ("declaration", "field_declaration"):
             declaration = declaration.parent
-        if declaration is not None and name is not None and \
+        plain = unit.text(name).split("::")[-1] if name is not None else ""
+        # (a reserved name, `__expf`, is CUDA's however declared; a prototype the preprocessor skips is none)
+        if declaration is not None and plain and not plain.startswith("__") and \
+                not unit.source.preprocessor.is_skipped(declaration.start_byte) and \
                 any(unit.text(c) in ("__device__", "__global__") for c in declaration.children):
-            unit.device_prototypes.add(unit.text(name).split("::")[-1])
+            unit.device_prototypes.add(plain)
     return captures
 
 
@@ -393,6 +398,16 @@ def launched_identifier(function: Node) -> Node:
         assert name is not None   # a required field of both
         node = name
     return node
+
+
+def called_name(unit: Unit, call: Node) -> str | None:
+    """The plain name of the function a call calls: `f` in `f(x)`, `ns::f<T>(x)`, `t.f(x)`, `p->f(x)`; None
+    for a call through an expression (`(*fp)(x)`, `table[i](x)`)."""
+    function = call.child_by_field_name("function")
+    if function is not None and function.type == "field_expression":
+        function = function.child_by_field_name("field")
+    name = launched_identifier(function) if function is not None else None
+    return unit.text(name) if name is not None and name.type in ("identifier", "field_identifier") else None
 
 
 def enclosing_function(unit: Unit, node: Node) -> Function | None:

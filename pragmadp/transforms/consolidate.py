@@ -52,8 +52,8 @@ from pragmadp import ir
 from pragmadp.analysis import ctype, divergence, serial, thread_guard, writes
 from pragmadp.cgen import printer, templates
 from pragmadp.cuda import headers
-from pragmadp.cuda.frontend import (Function, Node, Site, Unit, declared_name, declared_names, kernel_call_syntax,
-                                    launched_identifier, node_text, required, scoped_name, walk)
+from pragmadp.cuda.frontend import (Function, Node, Site, Unit, called_name, declared_name, declared_names,
+                                    kernel_call_syntax, launched_identifier, node_text, required, scoped_name, walk)
 from pragmadp.directives import AggThreshold, Blocks, Buffer, Consolidate, Threads, Value, Work
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark, Rule
@@ -678,15 +678,32 @@ def _base(node: Node | None) -> str | None:
 def _written_through(unit: Unit, function: Function) -> frozenset[str]:
     """The variables through which the kernel writes memory (`depth[c] = ...`, `*p += 1`, `atomicAdd(&n[i], 1)`,
     `fill(depth, n)` where a device function of the file or its headers writes through that parameter): what a
-    grid it launches may write, seen from the launching thread. (A callee's writes through its own locals, or
-    in a function pdcc cannot read, are not seen.)"""
-    return _writes_through(unit, unit, function, frozenset())
+    grid it launches may write, seen from the launching thread. Not its numbers (`int lo; bounds(&lo)`): each
+    thread's own. (A callee's writes through its own locals, or in a function pdcc cannot read, are not seen.)"""
+    types = ctype.declared_types(unit, function.node)
+    return frozenset(n for n in _writes_through(unit, unit, function) if not writes.arithmetic(types.get(n)))
 
 
-def _writes_through(unit: Unit, owner: Unit, function: Function, calling: frozenset[str]) -> frozenset[str]:
-    """_written_through of `function`, defined in `owner` (the kernel's unit or a header's); `calling`: the
-    functions on the way there, not entered again."""
+def _writes_through(unit: Unit, owner: Unit, function: Function) -> frozenset[str]:
+    """_written_through of `function`, defined in `owner` (the kernel's unit or a header's), numbers included, and
+    its reference parameters it assigns (`int& x ... x = v`); computed once per function (a recursion of
+    helpers sees nothing more of a function it is already inside)."""
+    memo: dict[Node, frozenset[str]] = unit.analysis(_memo, "writes")
+    if function.node not in memo:
+        memo[function.node] = frozenset()   # entered: a call back into it adds nothing
+        memo[function.node] = _writes_of(unit, owner, function)
+    return memo[function.node]
+
+
+def _memo(unit: Unit, kind: str) -> dict:
+    """A table kept with the unit, filled by the analysis named `kind` as it goes."""
+    return {}
+
+
+def _writes_of(unit: Unit, owner: Unit, function: Function) -> frozenset[str]:
     assert function.body is not None   # a kernel that launches, or a callee with a body
+    parameters = children.parameters(owner, function) or []
+    references = {p.name for p in parameters if "&" in p.declaration}
     names = set()
     for node in walk(function.body):
         target = None
@@ -695,15 +712,15 @@ def _writes_through(unit: Unit, owner: Unit, function: Function, calling: frozen
         elif node.type == "update_expression":
             target = node.child_by_field_name("argument")
         elif node.type == "call_expression" and kernel_call_syntax(node) is None:
-            callee = node_text(launched_identifier(required(node, "function")))
+            callee = called_name(owner, node)
             passed = _arguments(node)
-            if callee.startswith("atomic"):
+            if callee is not None and callee.startswith("atomic"):
                 names.add(_base(passed[0] if passed else None) or "")
                 continue
-            for callee_unit, definition, parameters in _device_callees(unit, callee, calling | {function.name}):
-                inner = _writes_through(unit, callee_unit, definition, calling | {function.name})
-                names.update(_base(a) or "" for p, a in zip(parameters, passed) if p.name in inner)
-        if target is not None and target.type != "identifier":
+            for callee_unit, definition, its_parameters in _device_callees(unit, callee):
+                inner = _writes_through(unit, callee_unit, definition)
+                names.update(_base(a) or "" for p, a in zip(its_parameters, passed) if p.name in inner)
+        if target is not None and (target.type != "identifier" or owner.text(target) in references):
             names.add(_base(target) or "")
     return frozenset(names - {""})
 
@@ -713,14 +730,11 @@ def _arguments(call: Node) -> list[Node]:
     return arguments.named_children if arguments is not None else []
 
 
-def _device_callees(unit: Unit, callee: str, calling: frozenset[str]) -> list[tuple[Unit, Function, list[ir.Parameter]]]:
+def _device_callees(unit: Unit, callee: str | None) -> list[tuple[Unit, Function, list[ir.Parameter]]]:
     """The device functions of the file and its headers a call of `callee` (its plain name) may reach, with
-    the unit each is in and its parameters; none when it is one of `calling` (a recursion) or a parameter list
-    cannot be read."""
-    if callee in calling:
-        return []
+    the unit each is in and its parameters (none whose parameter list pdcc cannot read)."""
     found = []
-    for owner, definition in headers.definitions(unit, callee):
+    for owner, definition in headers.definitions(unit, callee) if callee is not None else ():
         parameters = children.parameters(owner, definition)
         if definition.runs_on_device and definition.body is not None and parameters is not None:
             found.append((owner, definition, parameters))
@@ -785,8 +799,7 @@ def _first_read(unit: Unit, statement: Node, written: frozenset[str], skipped: s
     """The innermost statement of `statement` that reads a name of `written` (not only writing through it),
     outside the `skipped` statements (the recursive launches), and the name."""
     for node in walk(statement):
-        if node.type != "identifier" or unit.text(node) not in written or \
-                _only_written_through(unit, unit, node, frozenset()):
+        if node.type != "identifier" or unit.text(node) not in written or _only_written_through(unit, unit, node):
             continue
         inner: Node | None = node
         while inner is not None and not (inner.type.endswith("statement") or inner.type == "declaration"):
@@ -796,31 +809,65 @@ def _first_read(unit: Unit, statement: Node, written: frozenset[str], skipped: s
     return None
 
 
-def _only_written_through(unit: Unit, owner: Unit, identifier: Node, calling: frozenset[str]) -> bool:
+def _only_written_through(unit: Unit, owner: Unit, identifier: Node) -> bool:
     """Whether this use of a name (in `owner`, the kernel's unit or a header's) reads nothing through it: it
     addresses what a plain assignment stores (_stored_through), what an atomic whose result is discarded
-    updates (`atomicAdd(&n[0], 1);`: it observes no value), or what a device function of the file or its
-    headers only writes so through that parameter (`count_failure(n);`)."""
+    updates (`atomicAdd(&n[0], 1);`, `(void)atomicAdd(n + i, 1);`: it observes no value), or what a device
+    function of the file or its headers only writes so through that parameter (`count_failure(n);`)."""
     if _stored_through(owner, identifier):
         return True
+    argument = _argument_of(identifier)
+    if argument is None:
+        return False
+    call, index = argument
+    callee = called_name(owner, call)
+    if callee is not None and callee.startswith("atomic"):
+        return index == 0 and _discarded(call)
+    callees = _device_callees(unit, callee)
+    return bool(callees) and all(_parameter_only_written(unit, callee_unit, definition, parameters, index)
+                                 for callee_unit, definition, parameters in callees)
+
+
+def _parameter_only_written(unit: Unit, owner: Unit, function: Function, parameters: list[ir.Parameter],
+                            index: int) -> bool:
+    """Whether `function` (in `owner`) only writes through its parameter `index` (_only_written_through of
+    each use); computed once per function and parameter (inside a recursion of helpers: no)."""
+    memo: dict[tuple[Node, int], bool] = unit.analysis(_memo, "only-written")
+    key = (function.node, index)
+    if key not in memo:
+        memo[key] = False   # entered: a call back into it reads, as far as this answer goes
+        name = parameters[index].name if index < len(parameters) else None
+        memo[key] = name is not None and all(
+            _only_written_through(unit, owner, use) for use in walk(required(function.node, "body"))
+            if use.type == "identifier" and owner.text(use) == name)
+    return memo[key]
+
+
+def _argument_of(identifier: Node) -> tuple[Node, int] | None:
+    """The call (not a launch) whose argument an identifier is, or forms the address of (`f(p)`, `f(&p[i])`,
+    `f(p + i)`), and which argument."""
     child, parent = identifier, identifier.parent
-    while parent is not None and parent.type in _ADDRESSING and parent.child_by_field_name("argument") == child:
+    while parent is not None and (parent.type in _ADDRESSING and parent.child_by_field_name("argument") == child or
+                                  parent.type == "binary_expression" and parent.child_by_field_name("left") == child
+                                  and _operator(parent) in ("+", "-")):
         child, parent = parent, parent.parent
-    if parent is None or parent.type != "argument_list":
-        return False
-    call = parent.parent
-    if call is None or call.type != "call_expression" or kernel_call_syntax(call) is not None:
-        return False
-    index = parent.named_children.index(child)
-    callee = node_text(launched_identifier(required(call, "function")))
-    if callee.startswith("atomic"):
-        return index == 0 and call.parent is not None and call.parent.type == "expression_statement"
-    callees = _device_callees(unit, callee, calling)
-    return bool(callees) and all(
-        index < len(parameters) and all(
-            _only_written_through(unit, callee_unit, use, calling | {callee}) for use in walk(required(definition.node, "body"))
-            if use.type == "identifier" and callee_unit.text(use) == parameters[index].name)
-        for callee_unit, definition, parameters in callees)
+    call = parent.parent if parent is not None and parent.type == "argument_list" else None
+    if parent is None or call is None or call.type != "call_expression" or kernel_call_syntax(call) is not None:
+        return None
+    return call, parent.named_children.index(child)
+
+
+def _operator(binary: Node) -> str:
+    operator = binary.child_by_field_name("operator")
+    return node_text(operator) if operator is not None else ""
+
+
+def _discarded(call: Node) -> bool:
+    """Whether a call's value goes unused: its statement is the call, maybe cast to void (`(void)f(x);`)."""
+    node = call.parent
+    while node is not None and node.type in ("parenthesized_expression", "cast_expression"):
+        node = node.parent
+    return node is not None and node.type == "expression_statement"
 
 
 def _stored_through(unit: Unit, identifier: Node) -> bool:

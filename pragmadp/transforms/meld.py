@@ -35,7 +35,7 @@ from pragmadp import ir
 from pragmadp.analysis import alignment, ctype, divergence, serial, writes
 from pragmadp.analysis.alignment import cost
 from pragmadp.cuda import lift
-from pragmadp.cuda.frontend import Function, Node, Unit, declared_names, walk
+from pragmadp.cuda.frontend import Function, Node, Unit, declared_name, declared_names, enclosing_function, walk
 from pragmadp.directives import Directive, MeldThreshold, Value
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark, Rule
@@ -204,18 +204,9 @@ def _refusal(unit: Unit, statement: Node) -> tuple[Rule, Node, str] | None:
     for node in walk(statement):
         kind = node.type
         if kind == "call_expression":
-            callee = node.child_by_field_name("function")
-            name = unit.text(callee) if callee is not None else ""
-            if name in _BARRIERS:
-                return rules.MELD_BARRIER, node, f"'{name}' synchronises threads; melding would change which " \
-                                                 "threads reach it together"
-            if _WARP.match(name):
-                return rules.MELD_WARP, node, f"'{name}' exchanges values between the lanes that run it together"
-            reached = next((o for o in serial.called(unit, node) if o.rule in _CALLEE_REFUSALS), None)
-            if reached is not None:
-                rule, why = _CALLEE_REFUSALS[reached.rule]
-                what = "" if reached.text == name else f" ('{reached.text}' in '{reached.function}')"
-                return rule, node, f"'{name}', which the branch calls, {why}{what}"
+            refused = _call_refusal(unit, node)
+            if refused is not None:
+                return refused
         if kind in ("identifier", "namespace_identifier", "type_identifier", "qualified_identifier") and \
                 _COOPERATIVE.search(unit.text(node)):
             return rules.MELD_COOPERATIVE, node, f"'{unit.text(node)}' is a cooperative group"
@@ -242,6 +233,51 @@ def _refusal(unit: Unit, statement: Node) -> tuple[Rule, Node, str] | None:
         only = sorted((sides[0] | sides[1]) - (sides[0] & sides[1]))
         return rules.MELD_ATOMIC, statement, f"{', '.join(only)} appears on one side only: an atomic or volatile " \
                                              "access must not be merged with a plain one"
+    return None
+
+
+def _call_refusal(unit: Unit, call: Node) -> tuple[Rule, Node, str] | None:
+    """Why melding must not touch a call: a barrier or warp intrinsic itself, a device function that does
+    what melding would change (melded calls run as one call by the threads of both sides), a lambda of the
+    function whose body does, or a function object or pointer, whose body pdcc does not see."""
+    callee = call.child_by_field_name("function")
+    name = unit.text(callee) if callee is not None else ""
+    if name in _BARRIERS:
+        return rules.MELD_BARRIER, call, f"'{name}' synchronises threads; melding would change which threads reach " \
+                                         "it together"
+    if _WARP.match(name):
+        return rules.MELD_WARP, call, f"'{name}' exchanges values between the lanes that run it together"
+    reached = next((o for o in serial.called(unit, call) if o.rule in _CALLEE_REFUSALS), None)
+    if reached is not None:
+        rule, why = _CALLEE_REFUSALS[reached.rule]
+        what = "" if reached.text == name else f" ('{reached.text}' in '{reached.function}')"
+        return rule, call, f"'{name}', which the branch calls, {why}{what}"
+    local = _local_callee(unit, call)
+    if local is None:
+        return None
+    if local.type != "lambda_expression":
+        return rules.MELD_UNSUPPORTED, call, f"'{name}' is a function object or pointer, whose body pdcc does not see"
+    body = local.child_by_field_name("body")
+    inner = next((r for n in walk(body) if n.type == "call_expression" and (r := _call_refusal(unit, n)) is not None),
+                 None) if body is not None else None
+    return (inner[0], call, f"'{name}', a lambda the branch calls: {inner[2]}") if inner is not None else None
+
+
+def _local_callee(unit: Unit, call: Node) -> Node | None:
+    """What a call of a variable of the enclosing function is bound to: the lambda it is initialised with, else
+    its declaration (a function object, a function pointer, a parameter); None for a call of a function."""
+    callee = call.child_by_field_name("function")
+    enclosing = enclosing_function(unit, call)
+    if callee is None or callee.type != "identifier" or enclosing is None:
+        return None
+    name = unit.text(callee)
+    for node in walk(enclosing.node):
+        if node.type in ("init_declarator", "parameter_declaration", "optional_parameter_declaration"):
+            declarator = node.child_by_field_name("declarator")
+            declared = declared_name(declarator) if declarator is not None else None
+            if declared is not None and unit.text(declared) == name:
+                value = node.child_by_field_name("value")
+                return value if value is not None and value.type == "lambda_expression" else node
     return None
 
 
