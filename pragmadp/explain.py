@@ -538,10 +538,13 @@ EXPLANATIONS: dict[str, str] = {
         (left to `#pragma dp`), inline assembly, a label or a throw, a __shared__, static or extern
         declaration, a reference declaration, a preprocessor directive, a declaration whose form or `auto`
         type pdcc cannot tell, a name it would have to rename in code it keeps as written, or a condition that
-        declares a variable; and an if/else in host code (pdcc melds branches of __global__ and __device__
-        functions). Melding moves declarations to the top of the melded block and guards the unaligned
-        statements, which these do not survive. The if/else is left as written; move the construct out of it,
-        or write it plainly (e.g. declare the variable before the if, with its type).""",
+        declares a variable; a call of a device function whose inline assembly pdcc cannot see into, of one
+        defined in another translation unit (PDCC524), or through a function object or pointer, whose body
+        pdcc does not see (melded calls run as one call by the threads of both sides); and an if/else in host
+        code (pdcc melds branches of __global__ and __device__ functions). Melding moves declarations to the
+        top of the melded block and guards the unaligned statements, which these do not survive. The if/else
+        is left as written; move the construct out of it, or write it plainly (e.g. declare the variable
+        before the if, with its type).""",
     # --- pdcc itself ---------------------------------------------------------------------------------------
     "PDCC900": """\
         pdcc failed: a bug in pdcc, not in your code. The message names the pass and the site, and a
