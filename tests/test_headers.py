@@ -262,3 +262,11 @@ def test_which_prototypes_are_of_another_translation_unit(declared: str, call: s
     text = f"{declared}\n__global__ void child(int* x, int n) {{ {call} }}\n{THRESHOLD_PARENT}"
     remarks = transform(SourceFile("k.cu", text.encode())).remarks
     assert [r.rule.id for r in remarks if r.kind.value == "missed"] == missed
+
+
+def test_a_callee_whose_qualifiers_are_a_macro_is_followed():
+    """`DEV` hides `__device__` from pdcc; a function device code calls runs on the device all the same."""
+    text = "#define DEV __device__ __forceinline__\nDEV void settle(int* x) { __syncthreads(); }\n" \
+           "__global__ void child(int* x, int n) { settle(x); }\n" + THRESHOLD_PARENT
+    remarks = transform(SourceFile("k.cu", text.encode())).remarks
+    assert [r.rule.id for r in remarks if r.kind.value == "missed"] == ["PDCC510"]

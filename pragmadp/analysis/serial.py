@@ -8,7 +8,8 @@ is refused because pdcc cannot see what it does. Nor when the child reads `threa
 `blockDim`/`gridDim` through a helper function, a macro or a lambda: pdcc rewrites the built-ins only in
 the child's own body. Device functions the child calls (by name, qualified name, template or method call:
 every function of that name) are checked too, in this file and in the headers it includes with quotes
-(cuda/headers.py). A device function they declare but do not define (another translation unit's, with
+(cuda/headers.py), whatever their qualifiers say (`#define DEV __device__` hides the word; a function
+device code calls runs on the device). A device function they declare but do not define (another translation unit's, with
 -rdc) is an obstacle of its own, since pdcc cannot see what it does (PDCC524). Functions they do not
 declare (CUDA's, the C++ library's, a header included with <...>), constructors and functors' operator()
 are not followed and are assumed not to cooperate.
@@ -135,7 +136,7 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
             yield Obstacle(rules.CHILD_COOPERATIVE, f"child '{child.name}' uses cooperative groups ('{text}'){where}",
                            at, function.name, text)
         elif node.type in ("identifier", "field_identifier") and text not in visited and _names_the_callee(node):
-            callees = [(u, f) for u, f in headers.definitions(unit, text) if f.runs_on_device and f.body is not None]
+            callees = headers.bodies(unit, text)
             for callee_unit, callee in callees:
                 yield from _search(unit, child, callee_unit, callee, entry if entry is not None or callee_unit is unit
                                    else at, visited, macros)
@@ -158,7 +159,7 @@ def _called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
     text = called_name(unit, call)
     if text is None or kernel_call_syntax(call) is not None:
         return ()
-    callees = [(u, f) for u, f in headers.definitions(unit, text) if f.runs_on_device and f.body is not None]
+    callees = headers.bodies(unit, text)
     if not callees and headers.declared_on_device(unit, text):
         return (Obstacle(rules.CHILD_UNSEEN, f"'{text}' is defined in another translation unit", call, text, text),)
     return tuple(o for owner, callee in callees

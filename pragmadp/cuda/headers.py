@@ -52,6 +52,12 @@ def definitions(unit: Unit, name: str) -> list[tuple[Unit, Function]]:
                     for f in header.unit.definitions(name)]
 
 
+def bodies(unit: Unit, name: str) -> list[tuple[Unit, Function]]:
+    """The definitions with a body a call of `name` from device code may reach: whatever their qualifiers
+    say (a function device code calls runs on the device, and `#define DEV __device__` hides the word)."""
+    return [(owner, f) for owner, f in definitions(unit, name) if f.body is not None]
+
+
 def declared_on_device(unit: Unit, name: str) -> bool:
     """Whether the file or one of its headers declares a `__device__` (or `__global__`) function `name`."""
     word = name.encode()

@@ -731,12 +731,13 @@ def _arguments(call: Node) -> list[Node]:
 
 
 def _device_callees(unit: Unit, callee: str | None) -> list[tuple[Unit, Function, list[ir.Parameter]]]:
-    """The device functions of the file and its headers a call of `callee` (its plain name) may reach, with
-    the unit each is in and its parameters (none whose parameter list pdcc cannot read)."""
+    """The functions of the file and its headers a call of `callee` (its plain name) from device code may reach
+    (headers.bodies), with the unit each is in and its parameters (none whose parameter list pdcc cannot
+    read)."""
     found = []
-    for owner, definition in headers.definitions(unit, callee) if callee is not None else ():
+    for owner, definition in headers.bodies(unit, callee) if callee is not None else ():
         parameters = children.parameters(owner, definition)
-        if definition.runs_on_device and definition.body is not None and parameters is not None:
+        if parameters is not None:
             found.append((owner, definition, parameters))
     return found
 
