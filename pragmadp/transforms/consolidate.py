@@ -847,20 +847,23 @@ def _parameter_only_written(unit: Unit, owner: Unit, function: Function, paramet
 def _argument_of(identifier: Node) -> tuple[Node, int] | None:
     """The call (not a launch) whose argument an identifier is, or forms the address of (`f(p)`, `f(&p[i])`,
     `f(p + i)`), and which argument."""
-    child, parent = identifier, identifier.parent
-    while parent is not None and (parent.type in _ADDRESSING and parent.child_by_field_name("argument") == child or
-                                  parent.type == "binary_expression" and parent.child_by_field_name("left") == child
-                                  and _operator(parent) in ("+", "-")):
-        child, parent = parent, parent.parent
+    child, parent = _address_of(identifier, offsets=True)
     call = parent.parent if parent is not None and parent.type == "argument_list" else None
     if parent is None or call is None or call.type != "call_expression" or kernel_call_syntax(call) is not None:
         return None
     return call, parent.named_children.index(child)
 
 
-def _operator(binary: Node) -> str:
-    operator = binary.child_by_field_name("operator")
-    return node_text(operator) if operator is not None else ""
+def _address_of(identifier: Node, offsets: bool = False) -> tuple[Node, Node | None]:
+    """The outermost expression that only forms an address from a name (`p[i]`, `p->x`, `*p`, `&p[i]`; with
+    `offsets`, `p + i` too), and what it is part of."""
+    child, parent = identifier, identifier.parent
+    while parent is not None and (
+            parent.type in _ADDRESSING and parent.child_by_field_name("argument") == child or
+            offsets and parent.type == "binary_expression" and parent.child_by_field_name("left") == child
+            and node_text(required(parent, "operator")) in ("+", "-")):
+        child, parent = parent, parent.parent
+    return child, parent
 
 
 def _discarded(call: Node) -> bool:
@@ -874,9 +877,7 @@ def _discarded(call: Node) -> bool:
 def _stored_through(unit: Unit, identifier: Node) -> bool:
     """`depth[c] = v`, `p->x = v`, `*p = v`, `p = q`: the name only addresses (or is) what a plain assignment
     stores, and reads nothing."""
-    child, parent = identifier, identifier.parent
-    while parent is not None and parent.type in _ADDRESSING and parent.child_by_field_name("argument") == child:
-        child, parent = parent, parent.parent
+    child, parent = _address_of(identifier)
     return parent is not None and parent.type == "assignment_expression" \
         and parent.child_by_field_name("left") == child and unit.text(required(parent, "operator")) == "="
 
