@@ -1,54 +1,72 @@
 #!/usr/bin/env bash
-# Why an inlined serial version hangs (issue 13; bench/results/2026-12-02-h200-runtime-costs/): builds
-# tests/cuda/shapes.cu with threshold(32) three ways and runs each 10 times at 300 x 4 and 3000 x 4 parents
-# (20 s each), on the GPU box (wheels in .whl/, as bench/gpu_box.sh takes them):
+# Why an inlined serial version hangs (issue 13; bench/results/2026-12-02-h200-runtime-costs/,
+# bench/results/2026-12-02-h200-inline-serial/): builds tests/cuda/shapes.cu with CLAUSES (default
+# threshold(32)) several ways from pdcc's emitted source, by one nvcc line, and runs each RUNS times (default
+# 10) at 300 x 4 and 3000 x 4 parents (a run still going after TIMEOUT_S, default 20, has hung):
 #   noinline   as pdcc writes it (the serial version __noinline__)
 #   inline     the same source without __noinline__
-#   nanosleep  out of line, with __nanosleep(32) in the serial loop
-# The hypothesis from the SASS (cuobjdump of the linked parent, not done on a GPU): inlined, lanes in the
-# serial loop can yield while they hold a warp-wide convergence barrier register (B0) that the launching
-# lanes' calls into the device runtime or the fallback loop reuse, so the warp waits for itself. A hang of
-# `inline` at 300 x 4 (where the budget never refuses) rules out a timing effect of the faster serial path;
-# a hang of `nanosleep` (a yield point inside the out-of-line loop) supports the convergence hypothesis.
-# (Only count_1d's serial loop gets the __nanosleep.) On the first hung run of `inline`, cuda-gdb prints
-# the program counters and lanes of the warp in focus (gdb.txt), to compare with `cuobjdump -sass` of the
-# binary (inline.sass): lanes at BSYNC B0 and B8, none in the driver. About 10 minutes at worst (60 runs of
-# up to 20 s): give it a device command of its own.
-#   bash bench/probes/inline_serial.sh OUTDIR
+#   split      inline, and the runtime's pdcc::launched (the one function every launch pdcc makes goes
+#              through: the budget, cudaGetLastError, the launch) __noinline__ instead: the serial loop and
+#              the device runtime's calls in different functions
+#   nanosleep  out of line, with __nanosleep(32) in the serial loop (count_1d's only)
+# The hypothesis from the SASS: inlined, lanes in the serial loop and lanes in the device runtime's calls
+# share the parent's convergence barriers, so the warp waits for itself. A hang of `inline` at 300 x 4 (where
+# the budget never refuses) rules out a timing effect; `split` not hanging where `inline` does says the
+# hazard needs the serial loop and the launch in one function. On the first hung run of `inline`, cuda-gdb
+# prints the warp's lanes and program counters (gdb.txt); `cuobjdump -sass` of each binary is kept.
+# With SPMV=1 it then times samples/spmv on its power-law input (median of 5, ROUNDS rounds) for each variant
+# and each of threshold(128) and threshold(128) coarsen(4), the cost issue 13 asks about.
+#   VARIANTS="noinline inline split" RUNS=10 [NO_GDB=1] [SPMV=1] bash bench/probes/inline_serial.sh OUTDIR
 set -u
 out=${1:?usage: bench/probes/inline_serial.sh OUTDIR}
 cd "$(dirname "$0")/../.."
 mkdir -p "$out/src"
-if [ -d .whl ]; then
+if [ -d .whl ] && [ ! -d /tmp/pdcc-site ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/pdcc-site .whl/*.whl >/dev/null 2>&1
-  export PYTHONPATH=/tmp/pdcc-site:$PWD
 fi
+[ -d /tmp/pdcc-site ] && export PYTHONPATH=/tmp/pdcc-site:$PWD
+variants=${VARIANTS:-noinline inline split nanosleep}
 build=/tmp/inline_serial
-mkdir -p $build/noinline $build/inline $build/nanosleep
-sed 's/#pragma dp CLAUSES/#pragma dp threshold(32)/' tests/cuda/shapes.cu >"$out/src/shapes.cu"
-python3 -m pragmadp --emit $build/noinline -arch=sm_90 -O3 -q -I tests/cuda "$out/src/shapes.cu" -o $build/noinline/shapes \
-  || { echo "inline_serial: pdcc failed"; exit 1; }
-sed 's/static __device__ __noinline__ void \(count_[12]d__pdcc_serial\)/static __device__ void \1/' \
-  $build/noinline/shapes.cu >$build/inline/shapes.cu
-! grep -q '__noinline__ void count_[12]d__pdcc_serial' $build/inline/shapes.cu \
-  || { echo "inline_serial: the inline edit left a __noinline__"; exit 1; }
-sed 's/^\(    count_1d__pdcc_thread(.*n);\)$/    { \1 __nanosleep(32); }/' $build/noinline/shapes.cu >$build/nanosleep/shapes.cu
-grep -q __nanosleep $build/nanosleep/shapes.cu || { echo "inline_serial: the nanosleep edit matched nothing"; exit 1; }
-for variant in noinline inline nanosleep; do  # all three by the same nvcc line, from pdcc's emitted source
-  nvcc -arch=sm_90 -rdc=true -O3 -lineinfo -I tests/cuda -I pragmadp/runtime $build/$variant/shapes.cu \
-    -o $build/$variant/shapes -lcudadevrt || echo "inline_serial: $variant does not build"
-done
-command -v cuobjdump >/dev/null && cuobjdump -sass $build/inline/shapes >"$out/inline.sass" 2>&1
-for variant in noinline inline nanosleep; do
+
+# emit SRC with CLAUSES into $build/NAME/noinline, then derive the other variants from that source
+derive() {  # derive NAME SRC KERNEL-FILE
+  local name=$1 src=$2 file=$3
+  mkdir -p $build/$name/noinline $build/$name/inline $build/$name/split $build/$name/nanosleep
+  python3 -m pragmadp --emit $build/$name/noinline -arch=sm_90 -O3 -q -I tests/cuda -I samples/common "$src" \
+    -o $build/$name/noinline/prog || { echo "inline_serial: pdcc failed on $src"; return 1; }
+  sed 's/static __device__ __noinline__ void \(\w*__pdcc_serial\)/static __device__ void \1/' \
+    $build/$name/noinline/$file >$build/$name/inline/$file
+  ! grep -q '__noinline__ void \w*__pdcc_serial' $build/$name/inline/$file \
+    || { echo "inline_serial: the inline edit left a __noinline__"; return 1; }
+  cp $build/$name/inline/$file $build/$name/split/$file
+  sed 's/^__device__ bool launched(Launch launch) {$/__device__ __noinline__ bool launched(Launch launch) {/' \
+    $build/$name/noinline/pdcc_rt.cuh >$build/$name/split/pdcc_rt.cuh
+  grep -q '__noinline__ bool launched' $build/$name/split/pdcc_rt.cuh \
+    || { echo "inline_serial: the split edit matched nothing"; return 1; }
+  cp $build/$name/noinline/pdcc_rt.cuh $build/$name/inline/
+  sed 's/^\(    count_1d__pdcc_thread(.*n);\)$/    { \1 __nanosleep(32); }/' $build/$name/noinline/$file \
+    >$build/$name/nanosleep/$file
+  cp $build/$name/noinline/pdcc_rt.cuh $build/$name/nanosleep/
+  for variant in $variants; do  # every variant by the same nvcc line, from pdcc's emitted source
+    nvcc -arch=sm_90 -rdc=true -O3 -lineinfo -I tests/cuda -I samples/common -I samples/spmv -I $build/$name/$variant \
+      $build/$name/$variant/$file -o $build/$name/$variant/prog -lcudadevrt || echo "inline_serial: $name $variant does not build"
+    if command -v cuobjdump >/dev/null; then cuobjdump -sass $build/$name/$variant/prog >"$out/$name-$variant.sass" 2>&1; fi
+  done
+  return 0
+}
+
+sed "s/#pragma dp CLAUSES/#pragma dp ${CLAUSES:-threshold(32)}/" tests/cuda/shapes.cu >"$out/src/shapes.cu"
+derive shapes "$out/src/shapes.cu" shapes.cu || exit 1
+for variant in $variants; do
   for args in "300 4" "3000 4"; do
     ok=0 hung=0 failed=0
-    for _ in $(seq 10); do
-      $build/$variant/shapes $args >$build/$variant/run.txt 2>&1 &
+    for _ in $(seq ${RUNS:-10}); do
+      $build/shapes/$variant/prog $args >$build/shapes/$variant/run.txt 2>&1 &
       pid=$!
-      for _ in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+      for _ in $(seq $((${TIMEOUT_S:-20} * 10))); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
       if kill -0 $pid 2>/dev/null; then
         hung=$((hung + 1))
-        if [ "$variant" = inline ] && [ ! -s "$out/gdb.txt" ] && command -v cuda-gdb >/dev/null; then
+        if [ "$variant" = inline ] && [ -z "${NO_GDB:-}" ] && [ ! -s "$out/gdb.txt" ] && command -v cuda-gdb >/dev/null; then
           timeout 120 cuda-gdb -batch -p $pid -ex 'info cuda kernels' -ex 'info cuda warps' -ex 'info cuda lanes' \
             -ex 'bt' >"$out/gdb.txt" 2>&1
         fi
@@ -58,9 +76,25 @@ for variant in noinline inline nanosleep; do
         ok=$((ok + 1))
       else
         failed=$((failed + 1))
-        { echo "$variant $args:"; tail -2 $build/$variant/run.txt; } >>"$out/failures.txt"
+        { echo "$variant $args:"; tail -2 $build/shapes/$variant/run.txt; } >>"$out/failures.txt"
       fi
     done
-    echo "$variant $args: ok $ok hung $hung failed $failed"
+    echo "shapes ${CLAUSES:-threshold(32)} $variant $args: ok $ok hung $hung failed $failed"
   done
 done | tee "$out/summary.txt"
+
+[ "${SPMV:-0}" = 1 ] || exit 0
+for clauses in "threshold(128)" "threshold(128) coarsen(4)"; do
+  name=spmv-$(echo "$clauses" | tr -c 'a-z0-9' '-')
+  mkdir -p "$out/src/$name"
+  sed "s/#pragma dp threshold(128)/#pragma dp $clauses/" samples/spmv/spmv_dp.cu >"$out/src/$name/spmv_dp.cu"
+  cp samples/spmv/*.cuh "$out/src/$name/"
+  derive $name "$out/src/$name/spmv_dp.cu" spmv_dp.cu || continue
+  for round in ${ROUNDS:-1 2}; do
+    for variant in $variants; do
+      r=$(timeout 60 $build/$name/$variant/prog --reps 5 2>&1 | tail -1)
+      python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(f'spmv {sys.argv[2]:28s} r{sys.argv[3]} {sys.argv[4]:9s} {d[\"median_ms\"]:8.3f} ms correct={d[\"correct\"]}')" \
+        "$r" "$clauses" "$round" "$variant" 2>/dev/null || echo "spmv $clauses r$round $variant: failed: $r"
+    done
+  done
+done | tee -a "$out/summary.txt"
