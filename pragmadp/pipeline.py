@@ -129,7 +129,7 @@ def transform(source: SourceFile, auto: str | None = None, defines: Mapping[str,
     are found (the analyses follow calls into them).
     """
     try:
-        unit = frontend.parse(source, auto=auto is not None, include_dirs=include_dirs)
+        unit = frontend.parse(source, auto=auto is not None, include_dirs=include_dirs, defines=defines)
         if auto is not None:
             frontend.add_auto_sites(unit, auto)
         frontend.name_sites(unit)

@@ -71,6 +71,46 @@ def test_loads_meld_by_selecting_the_address_never_by_loading_both():
     assert "out[t] = *in_or_sum;" in result.text
 
 
+def test_two_addresses_into_one_array_are_named_for_the_array():
+    result = meld("#pragma meld\n  if (t & 1) { out[t] = in[t * 2 + n]; } else { out[t] = in[t + 1u]; }")
+    assert "const int *const in_element = pdcc_then ? &in[t * 2 + n] : &in[t + 1u];" in result.text
+
+
+def _meld_with_header(tmp_path: Path, header: str, defines: dict[str, str] | None = None):
+    """A loop whose start and bound come from a macro of a header, melded."""
+    (tmp_path / "tile.cuh").write_text(header)
+    code = '#include "tile.cuh"\n__global__ void k(int* out) {\n  int t = threadIdx.x, i;\n#pragma meld\n' \
+           "  if (t < BS) { for (i = 0; i < BS / 2; i++) out[i * 64 + t] = t; }\n" \
+           "  else { for (i = BS / 2; i < BS; i++) out[i * 64 + t] = t; }\n}\n"
+    (tmp_path / "m.cu").write_text(code)
+    return transform_path(str(tmp_path / "m.cu"), defines=defines)
+
+
+def test_a_macro_of_a_header_has_the_type_of_its_integer_value(tmp_path: Path):
+    """`#define BS 16` in a header is an int: the loops' starts and bounds are selected operand by operand."""
+    result = _meld_with_header(tmp_path, "#ifndef BS\n#define BS 16\n#endif\n")
+    assert "for (i = pdcc_then ? 0 : BS / 2; i < (pdcc_then ? BS / 2 : BS); i++)" in result.text
+
+
+@pytest.mark.parametrize("header, defines", [
+    ("#ifndef BS\n#define BS 16\n#endif\n", {"BS": "16u"}),   # -D overrides the header's default: unsigned
+    ("#ifdef WIDE\n#define BS 16l\n#else\n#define BS 16\n#endif\n", None),   # two types, one per branch
+    ("#define BS (sizeof(int) * 4)\n", None),                   # not an integer literal
+])
+def test_a_macro_whose_type_pdcc_cannot_be_sure_of_is_not_selected_against_an_int(tmp_path: Path, header, defines):
+    """`pdcc_then ? 0 : BS / 2` would convert 0 to BS's type, and `i < ...` would compare as that type: not
+    made unless BS is an int wherever it may come from."""
+    result = _meld_with_header(tmp_path, header, defines)
+    assert "pdcc_then ? 0 : BS / 2" not in result.text
+
+
+def test_integer_macros_come_from_the_file_its_headers_and_the_command_line(tmp_path: Path):
+    (tmp_path / "tile.cuh").write_text("#define TILE 32u\n#define HALF(x) ((x) / 2)\n#define SKEW\n")
+    (tmp_path / "m.cu").write_text('#include "tile.cuh"\n#define ROWS 0x10\n#if 0\n#define GONE 1\n#endif\n')
+    unit = frontend.parse(SourceFile.load(str(tmp_path / "m.cu")), defines={"DEPTH": "4", "MODE": "fast"})
+    assert ctype.integer_macros(unit) == {"ROWS": "int", "TILE": "unsigned int", "DEPTH": "int"}
+
+
 def test_registers_stored_apart_keep_their_own_store():
     result = meld("  int a = 0, b = 0;\n#pragma meld\n  if (t & 1) { a = in[t] * 7 + 1; } else { b = in[t] * 5 + 2; }\n"
                   "  out[t] = a + b;")

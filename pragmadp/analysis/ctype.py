@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from pragmadp import ir
+from pragmadp.cuda import headers
 from pragmadp.cuda.frontend import Node, Unit, walk
 
 _DROPPED = re.compile(r"\b(const|__restrict__|__restrict|restrict|register|static|__shared__|__device__|"
@@ -196,16 +197,30 @@ def _file_variables(unit: Unit) -> list[tuple[str, str]]:
             for pair in _names_declared(unit, node)]
 
 
-def integer_macros(unit: Unit) -> dict[str, str | None]:
-    """`#define BS 16`: object-like macros whose value is an integer literal have its type."""
+def integer_macros(unit: Unit) -> dict[str, str]:
+    """`#define BS 16`: object-like macros whose value is an integer literal have its type. Read from the file,
+    the headers it includes with quotes (a kernel's tile size usually lives in one) and the command's -D
+    (which may override a header's `#ifndef` default); a name any of them defines otherwise, or with two
+    types, is left out."""
     found: dict[str, str | None] = {}
-    for node in walk(unit.tree.root_node):
-        if node.type == "preproc_def":
-            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-            if name is not None and value is not None and re.fullmatch(r"\s*\(?\s*\d+[uUlL]*\s*\)?\s*", unit.text(value)):
-                kind = _literal(c_ast.Constant("number", unit.text(value).strip(" ()")))
-                found[unit.text(name)] = kind if found.get(unit.text(name), kind) == kind else None
-    return found
+    for source in (unit.source, *(header.source for header in headers.included(unit))):
+        for _, text, _ in source.preprocessor.directives("define"):
+            macro = _OBJECT_MACRO.match(text)
+            if macro is not None:
+                _note_macro(found, macro.group(1), macro.group(2))
+    for name, value in unit.defines.items():
+        _note_macro(found, name, value)
+    return {name: kind for name, kind in found.items() if kind is not None}
+
+
+_OBJECT_MACRO = re.compile(r"\s*([A-Za-z_]\w*)(?![\w(])(.*)", re.S)   # a name not followed by `(`: object-like
+_INTEGER_VALUE = re.compile(r"\s*\(?\s*(\d[\w']*)\s*\)?\s*")
+
+
+def _note_macro(found: dict[str, str | None], name: str, value: str) -> None:
+    integer = _INTEGER_VALUE.fullmatch(value)
+    kind = _literal(c_ast.Constant("number", integer.group(1))) if integer else None
+    found[name] = kind if found.get(name, kind) == kind else None
 
 
 def _return_types(unit: Unit) -> dict[str, str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import tree_sitter
@@ -125,6 +125,7 @@ class Unit:
     pragma_at: dict[int, pragmas.Pragma] = field(default_factory=dict)  # the pragmas read, by start offset
     meld_sites: list[tuple[Directive, Node, Node]] = field(default_factory=list)
     include_dirs: tuple[str, ...] = ()    # the command's -I and -isystem directories (quoted includes)
+    defines: Mapping[str, str] = field(default_factory=dict)  # the command's -D macros: name -> value
     device_prototypes: set[str] = field(default_factory=set)  # functions declared __device__ or __global__
     # Indexes and cached analyses, so that no question about one site walks the whole file again.
     _by_name: dict[str, list[Function]] = field(default_factory=dict, repr=False)
@@ -175,11 +176,12 @@ class Unit:
         return Span(node.start_byte, node.end_byte)
 
 
-def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] = ()) -> Unit:
+def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] = (),
+          defines: Mapping[str, str] | None = None) -> Unit:
     """Parses a file and binds each pdcc pragma to its statement (raising PdccError on misuse). `auto`
     (--auto): device code's branches are sites too, so a file with device code is read whole.
     `include_dirs`: the command's -I and -isystem directories (headers.py reads the headers the file
-    includes)."""
+    includes); `defines`: its -D macros (what a macro's value is, analysis/ctype.py)."""
     found = []
     if b"pragma" in source.data or b"\\\n" in source.data or b"\\\r\n" in source.data:  # a splice may hide it
         _refuse_lone_carriage_returns(source)
@@ -190,7 +192,8 @@ def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] 
     concerns_pdcc = found or b"<<<" in source.data or \
         auto and (b"__global__" in source.data or b"__device__" in source.data)
     tree = _parser().parse(pragmas.masked(source.data, found) if concerns_pdcc else b"")
-    unit = Unit(source, tree, pragma_at={pragma.span.start: pragma for pragma in found}, include_dirs=include_dirs)
+    unit = Unit(source, tree, pragma_at={pragma.span.start: pragma for pragma in found}, include_dirs=include_dirs,
+                defines=dict(defines or {}))
     captures = _add_functions(unit)
     for node in sorted(captures.get("launch", ()), key=lambda n: (n.start_byte, -n.end_byte)):
         launch = _launch(unit, node)

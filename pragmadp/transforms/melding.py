@@ -615,7 +615,7 @@ class Melder:
                 key = (_text(inner.iftrue), _text(inner.iffalse))
                 if key in named:
                     return c_ast.ID(named[key])
-                name = named[key] = self.fresh(f"{_hint(n.iftrue)}_or_{_hint(n.iffalse)}")
+                name = named[key] = self.fresh(_select_name(n))
                 self.types.names[name] = n.kind
                 declared.append(_temporary(n.kind, name, c_ast.TernaryOp(inner.cond, inner.iftrue, inner.iffalse)))
                 return c_ast.ID(name)
@@ -832,6 +832,15 @@ def _hint(node: c_ast.Node) -> str:
     if isinstance(node, c_ast.BinaryOp):
         return _OPERATOR_WORDS.get(node.op, "value")
     return "value"
+
+
+def _select_name(select: Select) -> str:
+    """`lo_or_hi`; `m_element` for two addresses into one array (`&m[i + w] : &m[i]`), `x_value` for two
+    values of one (`x[i + 1] : x[i - 1]`), rather than `m_or_m`."""
+    first, second = _hint(select.iftrue), _hint(select.iffalse)
+    if first != second:
+        return f"{first}_or_{second}"
+    return f"{first}_element" if select.address else f"{first}_value"
 
 
 _MIRRORED = {**counted_loop.MIRRORED, "==": "==", "!=": "!="}
