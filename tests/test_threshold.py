@@ -51,6 +51,32 @@ def test_obstacle_in_a_called_device_function_is_found():
     assert "(in 'helper', which it calls)" in result.remarks[0].message
 
 
+SYNCING_TYPES = """
+struct Sync { __device__ void operator()(int* p) const { __syncthreads(); p[0] = 1; } };
+struct Tile { int v; __device__ Tile(int x) : v(x) { __syncthreads(); } };
+struct Guard { __device__ ~Guard() { __syncthreads(); } };
+"""
+
+
+@pytest.mark.parametrize("body, found", [
+    ("Sync s; s(x);", "(in 'operator()', which it calls)"),            # a function object
+    ("Tile t(n); x[0] = t.v;", "(in 'Tile', which it calls)"),          # a constructor
+    ("Tile t{n}; x[0] = t.v;", "(in 'Tile', which it calls)"),
+    ("Tile t = Tile(n); x[0] = t.v;", "(in 'Tile', which it calls)"),   # a temporary: a call of `Tile`
+    ("{ Guard g; x[0] = 1; }", "(in '~Guard', which it calls)"),        # a destructor
+])
+def test_a_barrier_in_a_function_object_constructor_or_destructor_keeps_the_child_from_running_serially(body, found):
+    result = run(SYNCING_TYPES + f"__global__ void child(int* x, int n) {{ {body} }}\n")
+    assert [r.rule.id for r in result.remarks if r.kind.value == "missed"] == ["PDCC510"]
+    assert found in result.remarks[0].message and "__pdcc_serial" not in result.text
+
+
+def test_a_pointer_to_an_object_or_a_call_of_a_library_function_runs_nothing_of_its_class():
+    result = run(SYNCING_TYPES + "__global__ void child(int* x, int n) { Tile* t = nullptr; const Tile& r = *t; "
+                 "atomicAdd(x, n); }\n")
+    assert not [r for r in result.remarks if r.kind.value == "missed"] and "child__pdcc_serial" in result.text
+
+
 def test_child_defined_elsewhere_or_overloaded():
     assert run("__global__ void child(int* x, int n);\n").remarks[0].rule.id == "PDCC515"
     overloaded = run("__global__ void child(int* x, int n) {}\n__global__ void child(float* x, int n) {}\n")

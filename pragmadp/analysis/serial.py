@@ -9,10 +9,11 @@ is refused because pdcc cannot see what it does. Nor when the child reads `threa
 the child's own body. Device functions the child calls (by name, qualified name, template or method call:
 every function of that name) are checked too, in this file and in the headers it includes with quotes
 (cuda/headers.py), whatever their qualifiers say (`#define DEV __device__` hides the word; a function
-device code calls runs on the device). A device function they declare but do not define (another translation unit's, with
--rdc) is an obstacle of its own, since pdcc cannot see what it does (PDCC524). Functions they do not
-declare (CUDA's, the C++ library's, a header included with <...>), constructors and functors' operator()
-are not followed and are assumed not to cooperate.
+device code calls runs on the device). So are a function object's `operator()` (every one of that name) and
+the constructors and destructor of an object the child declares. A device function they declare but do not
+define (another translation unit's, with -rdc) is an obstacle of its own, since pdcc cannot see what it does
+(PDCC524). Functions they do not declare (CUDA's, the C++ library's, a header included with <...>) and
+overloaded operators other than `()` are not followed and are assumed not to cooperate.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pragmadp.analysis import ctype
 from pragmadp.cuda import headers
 from pragmadp.cuda.frontend import (Function, Node, Unit, called_name, kernel_call_syntax, launched_identifier,
                                     node_text, walk)
@@ -135,17 +137,20 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
         elif _COOPERATIVE.match(text):
             yield Obstacle(rules.CHILD_COOPERATIVE, f"child '{child.name}' uses cooperative groups ('{text}'){where}",
                            at, function.name, text)
-        elif node.type in ("identifier", "field_identifier") and text not in visited and _names_the_callee(node):
-            callees = headers.bodies(unit, text)
-            for callee_unit, callee in callees:
-                yield from _search(unit, child, callee_unit, callee, entry if entry is not None or callee_unit is unit
-                                   else at, visited, macros)
-            if not callees and headers.declared_on_device(unit, text):
-                visited.add(text)
-                yield Obstacle(rules.CHILD_UNSEEN, f"child '{child.name}' calls '{text}'{where}, a device function "
-                               "declared but not defined in this file or the headers it includes (another translation "
-                               "unit): pdcc cannot see whether it synchronises, shares memory or reads thread indices",
-                               at, function.name, text)
+        else:
+            for name in _callees(owner, function, node, text):
+                if name in visited:
+                    continue
+                callees = headers.bodies(unit, name)
+                for callee_unit, callee in callees:
+                    yield from _search(unit, child, callee_unit, callee, entry if entry is not None or
+                                       callee_unit is unit else at, visited, macros)
+                if not callees and headers.declared_on_device(unit, name):
+                    visited.add(name)
+                    yield Obstacle(rules.CHILD_UNSEEN, f"child '{child.name}' calls '{name}'{where}, a device function "
+                                   "declared but not defined in this file or the headers it includes (another "
+                                   "translation unit): pdcc cannot see whether it synchronises, shares memory or reads "
+                                   "thread indices", at, function.name, name)
 
 
 def called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
@@ -173,6 +178,35 @@ def _where(unit: Unit, child: Function, owner: Unit, function: Function, node: N
         return ""
     line = "" if owner is unit else f", {owner.source.display_path}:{owner.source.line_of(node.start_byte)}"
     return f" (in '{function.name}', which it calls{line})"
+
+
+def _callees(owner: Unit, function: Function, node: Node, text: str) -> tuple[str, ...]:
+    """The names of the functions `node` runs, as the unit indexes them: a called function's (`f(x)`,
+    `ns::f(x)`, `t.f(x)`), `operator()` for a call of one of the function's variables or parameters (a function
+    object: every `operator()` of the file and its headers), a class's constructors and destructor for a
+    declaration that makes an object of it (`Tile t(3);`, `Tile t{3};`, `Tile t;`; a temporary `Tile(3)` is a
+    call of `Tile`)."""
+    if node.type in ("identifier", "field_identifier") and _names_the_callee(node):
+        declared = node.type == "identifier" and node.parent is not None and node.parent.type == "call_expression" \
+            and text in ctype.declared_types(owner, function.node)
+        return ("operator()",) if declared else (text,)
+    if node.type == "type_identifier" and node.parent is not None and node.parent.type == "declaration" and \
+            node.parent.child_by_field_name("type") == node and any(map(_constructs, node.parent.children_by_field_name(
+                "declarator"))):
+        return (text, f"~{text}")
+    return ()
+
+
+def _constructs(declarator: Node) -> bool:
+    """Whether a declarator in a function body makes an object (`t(3)`, `t{3}`, `t`, `t[4]`), not a pointer
+    or reference to one. (`Tile t(n);` parses as a function's declaration, which a function body hardly ever
+    holds: taken as the object it almost certainly is.)"""
+    while declarator.type == "init_declarator":
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:
+            return False
+        declarator = inner
+    return declarator.type not in ("pointer_declarator", "reference_declarator")
 
 
 def _names_the_callee(identifier: Node) -> bool:
