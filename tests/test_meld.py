@@ -104,11 +104,25 @@ def test_a_macro_whose_type_pdcc_cannot_be_sure_of_is_not_selected_against_an_in
     assert "pdcc_then ? 0 : BS / 2" not in result.text
 
 
+@pytest.mark.parametrize("header", [
+    "#ifdef FAST\n#define BS 16\n#else\nstatic const unsigned BS = 16;\n#endif\n",   # a variable in one branch
+    "#define BS 16\n#undef BS\ntemplate <unsigned BS> struct T {};\n",             # undefined, then a parameter
+    "#define BS 16\n#undef BS\nenum : unsigned { BS = 16 };\n",                     # an enumerator
+])
+def test_a_macro_name_that_is_also_declared_or_undefined_has_no_type(tmp_path: Path, header):
+    """Where BS is used it may be the unsigned variable: `pdcc_then ? t - 32 : BS` would divide as int."""
+    (tmp_path / "tile.cuh").write_text(header)
+    (tmp_path / "m.cu").write_text('#include "tile.cuh"\n__global__ void k(int* out, int m) {\n  int t = threadIdx.x;\n'
+                                   "#pragma meld\n  if (t < 16) { out[t] = m / (t - 32); } else { out[t] = m / BS; }\n}\n")
+    assert "pdcc_then ? t - 32 : BS" not in transform_path(str(tmp_path / "m.cu")).text
+
+
 def test_integer_macros_come_from_the_file_its_headers_and_the_command_line(tmp_path: Path):
     (tmp_path / "tile.cuh").write_text("#define TILE 32u\n#define HALF(x) ((x) / 2)\n#define SKEW\n")
     (tmp_path / "m.cu").write_text('#include "tile.cuh"\n#define ROWS 0x10\n#if 0\n#define GONE 1\n#endif\n')
-    unit = frontend.parse(SourceFile.load(str(tmp_path / "m.cu")), defines={"DEPTH": "4", "MODE": "fast"})
-    assert ctype.integer_macros(unit) == {"ROWS": "int", "TILE": "unsigned int", "DEPTH": "int"}
+    unit = frontend.parse(SourceFile.load(str(tmp_path / "m.cu")),
+                          defines={"DEPTH": "4", "MODE": "fast", "WIDE": "1'000", "UDL": "1_0"})
+    assert ctype.integer_macros(unit) == {"ROWS": "int", "TILE": "unsigned int", "DEPTH": "int", "WIDE": "int"}
 
 
 def test_registers_stored_apart_keep_their_own_store():

@@ -52,9 +52,11 @@ def test_obstacle_in_a_called_device_function_is_found():
 
 
 SYNCING_TYPES = """
-struct Sync { __device__ void operator()(int* p) const { __syncthreads(); p[0] = 1; } };
+struct Sync { __device__ void operator ()(int* p) const { __syncthreads(); p[0] = 1; } };
 struct Tile { int v; __device__ Tile(int x) : v(x) { __syncthreads(); } };
-struct Guard { __device__ ~Guard() { __syncthreads(); } };
+struct Guard { __device__ ~ Guard() { __syncthreads(); } };
+namespace ns { template <int N> struct Box { __device__ Box() { __syncthreads(); } }; }
+__device__ void helper() { __syncthreads(); }
 """
 
 
@@ -62,8 +64,14 @@ struct Guard { __device__ ~Guard() { __syncthreads(); } };
     ("Sync s; s(x);", "(in 'operator()', which it calls)"),            # a function object
     ("Tile t(n); x[0] = t.v;", "(in 'Tile', which it calls)"),          # a constructor
     ("Tile t{n}; x[0] = t.v;", "(in 'Tile', which it calls)"),
+    ("struct Tile t[2] = {1, 2}; x[0] = t[0].v;", "(in 'Tile', which it calls)"),
+    ("ns::Box<4> b; x[0] = 1;", "(in 'Box', which it calls)"),
     ("Tile t = Tile(n); x[0] = t.v;", "(in 'Tile', which it calls)"),   # a temporary: a call of `Tile`
+    ("Tile* t = new Tile(n); x[0] = t->v;", "(in 'Tile', which it calls)"),
     ("{ Guard g; x[0] = 1; }", "(in '~Guard', which it calls)"),        # a destructor
+    ("Guard(); x[0] = 1;", "(in '~Guard', which it calls)"),
+    ("for (Guard g : (Guard*)nullptr) x[0] = 1;", "(in '~Guard', which it calls)"),
+    ("{ int helper = 3; x[0] = helper; } helper();", "(in 'helper', which it calls)"),  # a name both
 ])
 def test_a_barrier_in_a_function_object_constructor_or_destructor_keeps_the_child_from_running_serially(body, found):
     result = run(SYNCING_TYPES + f"__global__ void child(int* x, int n) {{ {body} }}\n")
@@ -71,9 +79,9 @@ def test_a_barrier_in_a_function_object_constructor_or_destructor_keeps_the_chil
     assert found in result.remarks[0].message and "__pdcc_serial" not in result.text
 
 
-def test_a_pointer_to_an_object_or_a_call_of_a_library_function_runs_nothing_of_its_class():
+def test_a_pointer_to_an_object_a_lambda_or_a_call_of_a_library_function_runs_nothing_of_its_class():
     result = run(SYNCING_TYPES + "__global__ void child(int* x, int n) { Tile* t = nullptr; const Tile& r = *t; "
-                 "atomicAdd(x, n); }\n")
+                 "auto add = [](int* p, int v) { atomicAdd(p, v); }; add(x, n); }\n")
     assert not [r for r in result.remarks if r.kind.value == "missed"] and "child__pdcc_serial" in result.text
 
 

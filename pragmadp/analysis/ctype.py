@@ -200,27 +200,54 @@ def _file_variables(unit: Unit) -> list[tuple[str, str]]:
 def integer_macros(unit: Unit) -> dict[str, str]:
     """`#define BS 16`: object-like macros whose value is an integer literal have its type. Read from the file,
     the headers it includes with quotes (a kernel's tile size usually lives in one) and the command's -D
-    (which may override a header's `#ifndef` default); a name any of them defines otherwise, or with two
-    types, is left out."""
+    (which may override a header's `#ifndef` default). A name is left out when any of them defines it otherwise
+    or with another type, `#undef`s it, or declares it as anything else (a variable, a parameter, an enumerator,
+    in some `#if` branch): where it is used it may not be the macro. (Headers pdcc does not read, those included
+    with `<...>` or `-include`, are not seen.)"""
     found: dict[str, str | None] = {}
-    for source in (unit.source, *(header.source for header in headers.included(unit))):
+    included = headers.included(unit)
+    for source in (unit.source, *(header.source for header in included)):
         for _, text, _ in source.preprocessor.directives("define"):
             macro = _OBJECT_MACRO.match(text)
             if macro is not None:
                 _note_macro(found, macro.group(1), macro.group(2))
+        for _, text, _ in source.preprocessor.directives("undef"):
+            found[text.strip()] = None
     for name, value in unit.defines.items():
         _note_macro(found, name, value)
-    return {name: kind for name, kind in found.items() if kind is not None}
+    return {name: kind for name, kind in found.items() if kind is not None and not _declares(unit, name) and not any(
+        _declares(header.unit, name) for header in included if name.encode() in header.source.data)}
 
 
 _OBJECT_MACRO = re.compile(r"\s*([A-Za-z_]\w*)(?![\w(])(.*)", re.S)   # a name not followed by `(`: object-like
-_INTEGER_VALUE = re.compile(r"\s*\(?\s*(\d[\w']*)\s*\)?\s*")
+_INTEGER_VALUE = re.compile(r"\s*\(?\s*(\d[0-9A-Za-z']*)\s*\)?\s*")   # (no `_`: `16_k` is a user literal)
 
 
 def _note_macro(found: dict[str, str | None], name: str, value: str) -> None:
     integer = _INTEGER_VALUE.fullmatch(value)
     kind = _literal(c_ast.Constant("number", integer.group(1))) if integer else None
     found[name] = kind if found.get(name, kind) == kind else None
+
+
+def _declares(unit: Unit, name: str) -> bool:
+    """Whether the unit declares `name` as anything but a macro (looked up at each occurrence of the word)."""
+    for occurrence in re.finditer(rb"\b%s\b" % re.escape(name.encode()), unit.source.data):
+        node = unit.tree.root_node.descendant_for_byte_range(occurrence.start(), occurrence.end())
+        parent = node.parent if node is not None else None
+        if parent is not None and parent.type in _DECLARING and (
+                parent.type in _TEMPLATE_PARAMETERS or node in (parent.child_by_field_name("declarator"),
+                                                                parent.child_by_field_name("name"))):
+            return True
+    return False
+
+
+_TEMPLATE_PARAMETERS = {"type_parameter_declaration", "optional_type_parameter_declaration",
+                        "variadic_type_parameter_declaration", "structured_binding_declarator"}
+_DECLARING = {"init_declarator", "declaration", "parameter_declaration", "optional_parameter_declaration",
+              "variadic_parameter_declaration", "pointer_declarator", "reference_declarator", "array_declarator",
+              "function_declarator", "field_declaration", "enumerator", "struct_specifier", "class_specifier",
+              "union_specifier", "enum_specifier", "namespace_definition", "alias_declaration", "type_definition",
+              *_TEMPLATE_PARAMETERS}
 
 
 def _return_types(unit: Unit) -> dict[str, str]:

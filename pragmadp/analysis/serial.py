@@ -10,7 +10,7 @@ the child's own body. Device functions the child calls (by name, qualified name,
 every function of that name) are checked too, in this file and in the headers it includes with quotes
 (cuda/headers.py), whatever their qualifiers say (`#define DEV __device__` hides the word; a function
 device code calls runs on the device). So are a function object's `operator()` (every one of that name) and
-the constructors and destructor of an object the child declares. A device function they declare but do not
+the constructors and destructor of an object the child makes (`_callees` says which forms). A device function they declare but do not
 define (another translation unit's, with -rdc) is an obstacle of its own, since pdcc cannot see what it does
 (PDCC524). Functions they do not declare (CUDA's, the C++ library's, a header included with <...>) and
 overloaded operators other than `()` are not followed and are assumed not to cooperate.
@@ -181,20 +181,48 @@ def _where(unit: Unit, child: Function, owner: Unit, function: Function, node: N
 
 
 def _callees(owner: Unit, function: Function, node: Node, text: str) -> tuple[str, ...]:
-    """The names of the functions `node` runs, as the unit indexes them: a called function's (`f(x)`,
-    `ns::f(x)`, `t.f(x)`), `operator()` for a call of one of the function's variables or parameters (a function
-    object: every `operator()` of the file and its headers), a class's constructors and destructor for a
-    declaration that makes an object of it (`Tile t(3);`, `Tile t{3};`, `Tile t;`; a temporary `Tile(3)` is a
-    call of `Tile`)."""
+    """The names of the functions `node` runs, as the unit indexes them:
+    - a called function's (`f(x)`, `ns::f(x)`, `t.f(x)`), and its destructor's when it is a class's temporary
+      (`Guard()`: `Guard` is its constructor);
+    - also `operator()` when a plain call's name is one of the function's variables or parameters not bound
+      to a lambda (a function object: every `operator()` of the file and its headers; a lambda's body is
+      searched where it is written);
+    - a class's constructors and destructor where an object of it is made: a declaration (`Tile t(3);`,
+      `ns::Tile<4> t{3};`, `struct Tile t;`, an array of them), a range-for's variable, `new Tile(3)` (its
+      constructors only).
+    Not followed: objects built implicitly (members, base classes), function objects that are globals,
+    references or members, and overloaded operators other than `()`."""
     if node.type in ("identifier", "field_identifier") and _names_the_callee(node):
-        declared = node.type == "identifier" and node.parent is not None and node.parent.type == "call_expression" \
-            and text in ctype.declared_types(owner, function.node)
-        return ("operator()",) if declared else (text,)
-    if node.type == "type_identifier" and node.parent is not None and node.parent.type == "declaration" and \
-            node.parent.child_by_field_name("type") == node and any(map(_constructs, node.parent.children_by_field_name(
-                "declarator"))):
+        plain = node.type == "identifier" and node.parent is not None and node.parent.type == "call_expression"
+        objects = ("operator()",) if plain and text in owner.analysis(_function_objects, function.node) else ()
+        return (text, f"~{text}", *objects)
+    if node.type != "type_identifier":
+        return ()
+    outer = node   # climb `ns::Tile`, `Tile<4>`, `struct Tile` to the type the declaration names
+    while outer.parent is not None and outer.parent.type in _TYPE_WRAPPERS and \
+            (outer.parent.type != "qualified_identifier" or outer.parent.child_by_field_name("name") == outer):
+        outer = outer.parent
+    made = outer.parent
+    if made is None or made.child_by_field_name("type") != outer:
+        return ()
+    if made.type == "new_expression":
+        return (text,)
+    if made.type == "for_range_loop" or made.type == "declaration" and any(
+            map(_constructs, made.children_by_field_name("declarator"))):
         return (text, f"~{text}")
     return ()
+
+
+_TYPE_WRAPPERS = ("qualified_identifier", "template_type", "struct_specifier", "class_specifier")
+
+
+def _function_objects(unit: Unit, function_node: Node) -> frozenset[str]:
+    """The names a function declares (parameters and locals) that may hold a function object: all but those
+    initialised with a lambda. Computed once per function."""
+    lambdas = {unit.text(name) for node in walk(function_node) if node.type == "init_declarator"
+               and (value := node.child_by_field_name("value")) is not None and value.type == "lambda_expression"
+               and (name := node.child_by_field_name("declarator")) is not None and name.type == "identifier"}
+    return frozenset(name for name in ctype.declared_types(unit, function_node) if name not in lambdas)
 
 
 def _constructs(declarator: Node) -> bool:

@@ -333,6 +333,8 @@ def _function(unit: Unit, node: Node) -> Function:
     declarator = _declarator(node)
     name_node = declarator.child_by_field_name("declarator") if declarator else None
     name = unit.text(name_node).split("::")[-1] if name_node else ""
+    if name.startswith(("operator", "~")):   # `operator ()`, `~ Tile` as `operator()`, `~Tile` (not `operator new`)
+        name = re.sub(r"\s+(?=\W)|(?<=\W)\s+", "", name)
     qualifiers = frozenset(unit.text(child) for child in node.children
                            if unit.text(child) in ("__global__", "__device__", "__host__"))
     outer = node

@@ -18,6 +18,7 @@ from __future__ import annotations
 import collections
 import functools
 import os
+import re
 
 from pragmadp.cuda import frontend, preprocessor
 from pragmadp.cuda.frontend import Function, Unit
@@ -47,7 +48,7 @@ def definitions(unit: Unit, name: str) -> list[tuple[Unit, Function]]:
     """Every definition of a function called `name` (its plain name: a namespace's, a class's or a template
     function of that name too), in the file and in its headers, with the unit each is in."""
     found = [(unit, f) for f in unit.definitions(name)]
-    word = name.encode()
+    word = re.sub(r"\W", "", name).encode()   # `operator()` may be written `operator ()`, `~Tile` `~ Tile`
     return found + [(header.unit, f) for header in included(unit) if word in header.source.data
                     for f in header.unit.definitions(name)]
 
