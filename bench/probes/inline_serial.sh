@@ -9,6 +9,7 @@
 #              through: the budget, cudaGetLastError, the launch) __noinline__ instead: the serial loop and
 #              the device runtime's calls in different functions
 #   nanosleep  out of line, with __nanosleep(32) in the serial loop (count_1d's only)
+#   unroll4    out of line, `#pragma unroll 4` on the serial version's innermost loop (over threadIdx.x)
 # The hypothesis from the SASS: inlined, lanes in the serial loop and lanes in the device runtime's calls
 # share the parent's convergence barriers, so the warp waits for itself. A hang of `inline` at 300 x 4 (where
 # the budget never refuses) rules out a timing effect; `split` not hanging where `inline` does says the
@@ -31,7 +32,7 @@ build=/tmp/inline_serial
 # emit SRC with CLAUSES into $build/NAME/noinline, then derive the other variants from that source
 derive() {  # derive NAME SRC KERNEL-FILE
   local name=$1 src=$2 file=$3
-  mkdir -p $build/$name/noinline $build/$name/inline $build/$name/split $build/$name/nanosleep
+  mkdir -p $build/$name/noinline $build/$name/inline $build/$name/split $build/$name/nanosleep $build/$name/unroll4
   python3 -m pragmadp --emit $build/$name/noinline -arch=sm_90 -O3 -q -I tests/cuda -I samples/common "$src" \
     -o $build/$name/noinline/prog || { echo "inline_serial: pdcc failed on $src"; return 1; }
   sed 's/static __device__ __noinline__ void \(\w*__pdcc_serial\)/static __device__ void \1/' \
@@ -47,10 +48,19 @@ derive() {  # derive NAME SRC KERNEL-FILE
   sed 's/^\(    count_1d__pdcc_thread(.*n);\)$/    { \1 __nanosleep(32); }/' $build/$name/noinline/$file \
     >$build/$name/nanosleep/$file
   cp $build/$name/noinline/pdcc_rt.cuh $build/$name/nanosleep/
+  sed 's/^\( *\)for (unsigned int pdcc_tx = 0;/\1#pragma unroll 4\n&/' $build/$name/noinline/$file >$build/$name/unroll4/$file
+  grep -q '#pragma unroll 4' $build/$name/unroll4/$file || { echo "inline_serial: the unroll4 edit matched nothing"; return 1; }
+  cp $build/$name/noinline/pdcc_rt.cuh $build/$name/unroll4/
   for variant in $variants; do  # every variant by the same nvcc line, from pdcc's emitted source
     nvcc -arch=sm_90 -rdc=true -O3 -lineinfo -I tests/cuda -I samples/common -I samples/spmv -I $build/$name/$variant \
       $build/$name/$variant/$file -o $build/$name/$variant/prog -lcudadevrt || echo "inline_serial: $name $variant does not build"
-    if command -v cuobjdump >/dev/null; then cuobjdump -sass $build/$name/$variant/prog >"$out/$name-$variant.sass" 2>&1; fi
+    if command -v cuobjdump >/dev/null; then
+      cuobjdump -sass $build/$name/$variant/prog >"$out/$name-$variant.sass" 2>&1
+      # the yield points of the serial versions: where the warp may switch to its other lanes mid-loop
+      awk -v what="$name $variant" '/Function :/ { serial = ($3 ~ /pdcc_serial/) }
+        serial && /YIELD|NANOSLEEP|WARPSYNC/ { n++ } END { print what ": yield points in serial versions: " n + 0 }' \
+        "$out/$name-$variant.sass" | tee -a "$out/yields.txt"
+    fi
   done
   return 0
 }
