@@ -155,13 +155,15 @@ class If:
 
 @dataclass(frozen=True)
 class For:
-    """`for (init; cond; step) body`; a loop directly inside a loop prints as a flat nest."""
+    """`for (init; cond; step) body`; a loop directly inside a loop prints as a flat nest. `unroll` > 0 puts
+    `#pragma unroll N` before it."""
 
     init: c_ast.Node | None
     cond: Expr | None
     step: Expr | None
     body: Stmt
     comment: str = ""
+    unroll: int = 0
 
 
 @dataclass(frozen=True)

@@ -163,9 +163,12 @@ def statement_lines(node: ir.Stmt, indent: str = "") -> list[str]:
                  " " + expression(node.cond) if node.cond is not None else "",
                  " " + expression(node.step) if node.step is not None else ""]
         head = f"{indent}for ({';'.join(parts)})"
-        if isinstance(node.body, ir.For) and not node.comment:  # a loop nest: one level of indentation
-            return [head, *statement_lines(node.body, indent)]
-        return _attached(head, node.body, indent, node.comment)
+        unroll = [f"{indent}#pragma unroll {node.unroll}"] if node.unroll else []
+        if isinstance(node.body, ir.For) and not node.comment and not node.body.unroll:  # a nest: one indentation
+            return [*unroll, head, *statement_lines(node.body, indent)]
+        # a pragma needs a line of its own inside braces: tree-sitter reads no directive as a loop's body
+        body = ir.Block((node.body,)) if isinstance(node.body, ir.For) and node.body.unroll else node.body
+        return [*unroll, *_attached(head, body, indent, node.comment)]
     if isinstance(node, ir.Verbatim):
         return [indent + node.text]
     raise TypeError(f"cannot print {type(node).__name__}")  # an ir.Launch is expanded by transforms.site.safe

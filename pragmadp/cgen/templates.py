@@ -16,6 +16,7 @@ written as they are. Anything else is an error in pdcc, found by its tests.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import re
 from collections.abc import Mapping
@@ -99,7 +100,10 @@ def _statement(node: c_ast.Node, holes: dict, comments: Mapping[int, str]) -> ir
             raise TypeError(f"template hole '{hole}' is a statement, not {type(value).__name__}")
         return value
     if isinstance(node, c_ast.Compound):
-        return ir.Block(tuple(_statement(item, holes, comments) for item in node.block_items or []), comment)
+        items = _with_pragmas(node.block_items or [], holes, comments)
+        if len(items) == 1 and len(node.block_items or []) == 2 and isinstance(items[0], ir.For):
+            return items[0]   # `#pragma unroll N` and its loop, as pycparser wraps them in a loop's body
+        return ir.Block(items, comment)
     if isinstance(node, c_ast.If):
         return ir.If(_expression(node.cond, holes), _statement(node.iftrue, holes, comments),
                      _statement(node.iffalse, holes, comments) if node.iffalse is not None else None, comment)
@@ -119,6 +123,27 @@ def _statement(node: c_ast.Node, holes: dict, comments: Mapping[int, str]) -> ir
     if isinstance(node, c_ast.Break):
         return ir.Break()
     return ir.ExprStmt(_expression(node, holes), comment)
+
+
+def _with_pragmas(items: list[c_ast.Node], holes: dict, comments: Mapping[int, str]) -> tuple[ir.Stmt, ...]:
+    """The statements of a block, each `#pragma unroll N` folded into the loop after it (the only pragma
+    templates use)."""
+    found: list[ir.Stmt] = []
+    unroll = 0
+    for item in items:
+        if isinstance(item, c_ast.Pragma):
+            matched = re.fullmatch(r"unroll (\d+)", item.string.strip())
+            if matched is None:
+                raise ValueError(f"a template may hold '#pragma unroll N' before a loop, not '#pragma {item.string}'")
+            unroll = int(matched.group(1))
+            continue
+        statement = _statement(item, holes, comments)
+        if unroll:
+            if not isinstance(statement, ir.For):
+                raise ValueError("'#pragma unroll' in a template must come right before a loop")
+            statement, unroll = dataclasses.replace(statement, unroll=unroll), 0
+        found.append(statement)
+    return tuple(found)
 
 
 def _expression(node: c_ast.Node, holes: dict) -> c_ast.Node:

@@ -45,6 +45,10 @@ SERIAL_SUFFIX = "__pdcc_serial"
 COUNTED_SUFFIX = "__pdcc_counted"
 _UNORDERED_STREAMS = ("0", "nullptr", "NULL", "0L")
 
+# The serial version's loops. The innermost is unrolled by 4 so that the loads of consecutive child threads
+# overlap: spmv's threshold(128) build ran 2.70 -> 2.01 ms on an H100 (bench/results/
+# 2026-12-06-h100-inline-serial-split/), and the out-of-line loop keeps no yield point, which is what makes
+# it safe beside launching lanes of the same warp (that README, and SerialVersion).
 SERIAL_LOOPS = """\
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
@@ -52,6 +56,7 @@ SERIAL_LOOPS = """\
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
   for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
   for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+  #pragma unroll 4
   for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
     {thread};
 }"""
@@ -70,6 +75,7 @@ SERIAL_LOOPS_TRIMMED = """\
     if (pdcc_no_wrap && pdcc_first >= {bound}) break;
     for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
     for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
+    #pragma unroll 4
     for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx) {
       const {index} pdcc_index = pdcc_first + pdcc_tx;
       // this thread and the rest of its row return at once
@@ -90,8 +96,11 @@ _COUNTED_BODY = """\
 class SerialVersion(AfterChild):
     """`child__pdcc_serial`: every thread of a launch of the child, one after another, in the caller.
 
-    Never inlined: inlined into a parent loop beside device launches it hung the grid on an H200
-    (tests/cuda/shapes.cu, threshold(32) coarsen(4), 300 parents x 4 rounds); out of line it finishes.
+    Never inlined: inlined into a parent loop beside device launches it hung the grid on an H200 and an H100
+    (tests/cuda/shapes.cu, threshold(32), 300 parents x 4 rounds); out of line it finishes. What hangs is a
+    yield point in the serial loop (ptxas puts YIELDs in the parent's loops; one __nanosleep in the out-of-line
+    loop hangs it too), which lets the warp run its launching lanes mid-loop: bench/results/
+    2026-12-06-h100-inline-serial-split/.
     A child that opens by turning away the threads past a bound gets trimmed loops (thread_guard).
     """
 

@@ -39,12 +39,14 @@ static __device__ __noinline__ void add_to__pdcc_serial(const dim3 pdcc_gridDim,
     // the threads of this block and of the blocks after it return at once
     if (pdcc_no_wrap && pdcc_first >= n) break;
     for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx) {
-      const int pdcc_index = pdcc_first + pdcc_tx;
-      // this thread and the rest of its row return at once
-      if (pdcc_no_wrap && pdcc_index >= n) break;
-      add_to__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, out, in, scale, n);
+    for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty) {
+      #pragma unroll 4
+      for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx) {
+        const int pdcc_index = pdcc_first + pdcc_tx;
+        // this thread and the rest of its row return at once
+        if (pdcc_no_wrap && pdcc_index >= n) break;
+        add_to__pdcc_thread(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, out, in, scale, n);
+      }
     }
   }
 }
@@ -94,9 +96,11 @@ static __device__ __noinline__ void fill_strided__pdcc_serial(const dim3 pdcc_gr
   for (unsigned int pdcc_by = 0; pdcc_by < pdcc_gridDim.y; ++pdcc_by)
   for (unsigned int pdcc_bx = 0; pdcc_bx < pdcc_gridDim.x; ++pdcc_bx)
   for (unsigned int pdcc_tz = 0; pdcc_tz < pdcc_blockDim.z; ++pdcc_tz)
-  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty)
-  for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
-    fill_strided__pdcc_thread<T, Step>(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, data, value, n);
+  for (unsigned int pdcc_ty = 0; pdcc_ty < pdcc_blockDim.y; ++pdcc_ty) {
+    #pragma unroll 4
+    for (unsigned int pdcc_tx = 0; pdcc_tx < pdcc_blockDim.x; ++pdcc_tx)
+      fill_strided__pdcc_thread<T, Step>(make_uint3(pdcc_bx, pdcc_by, pdcc_bz), make_uint3(pdcc_tx, pdcc_ty, pdcc_tz), pdcc_gridDim, pdcc_blockDim, data, value, n);
+  }
 }
 
 // pdcc: 'fill_strided' coarsened: each block does the work of several original blocks
