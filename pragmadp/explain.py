@@ -419,6 +419,15 @@ EXPLANATIONS: dict[str, str] = {
         the file includes with quotes (pdcc transforms the .cu files it compiles, not the headers they
         include). The code there stays as written. Write `#pragma dp ...` on its own line before the launch in
         the .cu file, and move an annotated kernel from the header into that file.""",
+    "PDCC603": """\
+        To know whether a child kernel may run serially, or only as the blocks it was launched as, and whether
+        a melded branch's calls may run as one, pdcc reads the device functions they call, in the .cu file
+        and in the headers it includes with quotes (found as the preprocessor finds them, the headers they
+        include in turn). It does not read a header larger than 16 MiB, a file that is not a regular file
+        (a FIFO, a device), or headers past the 256th: this remark names such a header at its #include. A
+        function defined only there is taken for one that does not synchronise, share memory or read thread
+        indices, as functions of other translation units are. If the child or the branch calls into it,
+        check by hand that it does none of these, or move the functions it calls into a header pdcc reads.""",
     "PDCC530": """\
         With -rdc=true, which device launches need, a kernel's register count is fixed at device link, where
         the serial path and the device runtime's calls can push a rewritten parent past the 64 registers per

@@ -97,6 +97,29 @@ def test_a_fifo_or_a_directory_named_as_a_header_is_never_opened(tmp_path: Path)
     (tmp_path / "src" / "dir.cuh").mkdir()
     remarks = threshold_remarks(tmp_path, '#include "tile.cuh"\n#include "dir.cuh"')
     assert not [r for r in remarks if r.kind.value == "missed"]
+    (unread,) = [r for r in remarks if r.rule.id == "PDCC603"]   # the FIFO is said; a directory is no header
+    assert "'tile.cuh' is not read (not a regular file)" in unread.message
+    assert (unread.location.file, unread.location.line, unread.location.column) == ("src/k.cu", 1, 10)
+
+
+def test_a_header_too_large_to_read_is_said_where_it_is_included(tmp_path: Path):
+    """A callee in it cannot be seen: the child's serial copy is made, and the remark says why pdcc could not
+    look."""
+    write(tmp_path / "src" / "k.cuh", '#include "huge.cuh"\n')
+    with open(tmp_path / "src" / "huge.cuh", "wb") as huge:
+        huge.truncate(preprocessor.HEADER_LIMIT + (1 << 20))   # sparse: nothing is written, nothing read
+    remarks = threshold_remarks(tmp_path, '#include "k.cuh"')
+    (unread,) = [r for r in remarks if r.rule.id == "PDCC603"]
+    assert unread.kind.value == "analysis" and unread.message.startswith(
+        "'huge.cuh' is not read (17 MiB, over the 16 MiB pdcc reads): pdcc does not see its functions")
+    assert (unread.location.file, unread.location.line) == ("src/k.cuh", 1)   # in the header that includes it
+
+
+def test_a_file_without_a_site_says_nothing_of_its_headers(tmp_path: Path):
+    with open(tmp_path / "huge.cuh", "wb") as huge:
+        huge.truncate(preprocessor.HEADER_LIMIT + 1)
+    source = write(tmp_path / "k.cu", '#include "huge.cuh"\n__global__ void k(int* x) { k<<<1, 1>>>(x); }\n')
+    assert [r.rule.id for r in transform_path(str(source)).remarks] == []
 
 
 def test_a_header_helper_that_reads_an_index_keeps_the_serial_copy_from_computing_wrong_indices(tmp_path: Path):
@@ -152,6 +175,9 @@ def test_the_headers_read_are_bounded(tmp_path: Path):
     unit = frontend.parse(SourceFile(str(tmp_path / "k.cu"), b'#include "h0.cuh"\n'))
     found = headers.included(unit)
     assert len(found) == headers.MAX_HEADERS and found[0].source.display_path == str(tmp_path / "h0.cuh")
+    (past,) = headers.not_read(unit)
+    assert past.name == f"h{headers.MAX_HEADERS}.cuh" and past.source is found[-1].source
+    assert past.why == f"past the {headers.MAX_HEADERS} headers pdcc reads, with the headers it includes"
 
 
 def test_quoted_includes_name_the_span_of_the_name_in_the_including_file(tmp_path: Path):

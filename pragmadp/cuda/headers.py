@@ -9,13 +9,14 @@ scanned for its directives when found, and parsed only when a name looked up occ
 not UTF-8 (a Latin-1 comment) are read as spaces.
 
 Not read, and so not seen: headers included with `<...>` (CUDA's, the C++ library's, CUB's), a header past
-MAX_HEADERS or larger than preprocessor.HEADER_LIMIT, and functions of other translation units. A function
-defined only there is assumed not to cooperate.
+MAX_HEADERS or larger than preprocessor.HEADER_LIMIT (`not_read`: remark PDCC603), and functions of other
+translation units. A function defined only there is assumed not to cooperate.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 import os
 import re
@@ -38,10 +39,27 @@ class Header:
         return frontend.index(self.source)
 
 
+@dataclasses.dataclass(frozen=True)
+class NotRead:
+    """A header the file includes with quotes, directly or not, that pdcc does not read: where it is included
+    (the including file and the quoted name's span there) and why."""
+
+    source: SourceFile
+    span: tuple[int, int]
+    name: str
+    why: str
+
+
 def included(unit: Unit) -> tuple[Header, ...]:
     """The headers the unit's file includes with quotes, directly or through one another, in the order
     they are first included; computed once per unit."""
-    return unit.analysis(_included)
+    return unit.analysis(_included)[0]
+
+
+def not_read(unit: Unit) -> tuple[NotRead, ...]:
+    """The headers found and not read (too large, not a regular file, past MAX_HEADERS): the analyses do not
+    see their functions."""
+    return unit.analysis(_included)[1]
 
 
 def definitions(unit: Unit, name: str) -> list[tuple[Unit, Function]]:
@@ -66,8 +84,9 @@ def declared_on_device(unit: Unit, name: str) -> bool:
         word in header.source.data and name in header.unit.device_prototypes for header in included(unit))
 
 
-def _included(unit: Unit) -> tuple[Header, ...]:
+def _included(unit: Unit) -> tuple[tuple[Header, ...], tuple[NotRead, ...]]:
     found: list[Header] = []
+    unread: list[NotRead] = []
     seen = set()
     try:
         status = os.stat(unit.source.path)
@@ -75,19 +94,25 @@ def _included(unit: Unit) -> tuple[Header, ...]:
     except OSError:
         pass  # standard input
     pending = collections.deque([unit.source])
-    while pending and len(found) < MAX_HEADERS:
+    while pending:
         source = pending.popleft()
         for include in preprocessor.quoted_includes(source.preprocessor, os.path.dirname(source.path),
                                                     unit.include_dirs):
-            if include.identity in seen or len(found) >= MAX_HEADERS:
+            if include.identity in seen:
                 continue
             seen.add(include.identity)
+            if include.unread or len(found) >= MAX_HEADERS:
+                why = include.unread or f"past the {MAX_HEADERS} headers pdcc reads, with the headers it includes"
+                unread.append(NotRead(source, include.span, include.name, why))
+                if not include.unread:
+                    return tuple(found), tuple(unread)
+                continue
             # named as a compiler names it: beside the including file, from that file's name; else as found
             shown = os.path.join(os.path.dirname(source.display_path), include.name) if include.beside else include.path
             header = SourceFile(include.path, _as_text(include.data), shown)
             found.append(Header(header))
             pending.append(header)
-    return tuple(found)
+    return tuple(found), tuple(unread)
 
 
 def _as_text(data: bytes) -> bytes:

@@ -70,6 +70,8 @@ def unread_pragmas(source: SourceFile, include_dirs: Sequence[str] = ()) -> list
             f"write '#pragma {family} ...' on its own line before the statement",
             Span(scan.physical(match.start()), scan.physical(match.end())), pass_name="frontend"))
     for header in preprocessor.quoted_includes(scan, os.path.dirname(source.path), include_dirs):
+        if header.unread:
+            continue   # said by headers.not_read
         found = next(iter(pdcc_pragmas(preprocessor.scan(header.data))), None)
         if found is not None:
             line_number = header.data.count(b"\n", 0, found.span.start) + 1

@@ -92,10 +92,10 @@ class Scan:
 
 @dataclass(frozen=True)
 class Include:
-    """A header a file includes with quotes, found and read: the name as written, the file offsets of the
-    quoted name (quotes included), whether it was found beside the including file (else in an include
-    directory), the path it was found at, the file's identity (device, inode: one file reached by two paths
-    is one header) and its bytes."""
+    """A header a file includes with quotes, found: the name as written, the file offsets of the quoted name
+    (quotes included), whether it was found beside the including file (else in an include directory), the
+    path it was found at, the file's identity (device, inode: one file reached by two paths is one header)
+    and its bytes, or, when pdcc does not read it, why (`unread`; its bytes are then empty)."""
 
     name: str
     span: tuple[int, int]
@@ -103,14 +103,15 @@ class Include:
     path: str
     identity: tuple[int, int]
     data: bytes
+    unread: str = ""
 
 
 def quoted_includes(scan: Scan, directory: str, include_dirs: Sequence[str]) -> list[Include]:
     """The headers the file's `#include "NAME"` lines read, found as the preprocessor finds them: beside the
     including file (`directory`), then in the command's include directories in order; the first file found
     is the header. Only lines outside the regions certainly skipped, and only regular files of at most
-    HEADER_LIMIT bytes are read: pdcc opens no file nvcc would not, and never a FIFO or a device. A header
-    not found is left to nvcc to report."""
+    HEADER_LIMIT bytes are read: pdcc opens no file nvcc would not, and never reads a FIFO or a device (such
+    a header is in the list, `unread` saying why). A header not found is left to nvcc to report."""
     found = []
     for _, text, offsets in scan.directives("include"):
         quoted = _QUOTED.match(text)
@@ -122,18 +123,17 @@ def quoted_includes(scan: Scan, directory: str, include_dirs: Sequence[str]) -> 
             read = _read_header(path)
             if read is None:
                 continue  # nothing there: the search goes on
-            identity, data = read
-            if data is not None:
-                span = (offsets[quoted.start(1) - 1], offsets[quoted.end(1)] + 1)
-                found.append(Include(name, span, index == 0, path, identity, data))
+            identity, data, unread = read
+            span = (offsets[quoted.start(1) - 1], offsets[quoted.end(1)] + 1)
+            found.append(Include(name, span, index == 0, path, identity, data, unread))
             break
     return found
 
 
-def _read_header(path: str) -> tuple[tuple[int, int], bytes | None] | None:
-    """None when there is no file at `path` (nor a directory there); else the file's identity, and its bytes
-    when it is a regular file of at most HEADER_LIMIT bytes (None for a FIFO, a device such as /dev/zero or a
-    huge file, which is never read: opened without blocking, checked before reading)."""
+def _read_header(path: str) -> tuple[tuple[int, int], bytes, str] | None:
+    """None when there is no file at `path` (nor a directory there); else the file's identity, its bytes when
+    it is a regular file of at most HEADER_LIMIT bytes, and why not otherwise (a FIFO, a device such as
+    /dev/zero or a huge file is never read: opened without blocking, checked before reading)."""
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
@@ -143,10 +143,12 @@ def _read_header(path: str) -> tuple[tuple[int, int], bytes | None] | None:
         if stat.S_ISDIR(status.st_mode):
             return None
         identity = (status.st_dev, status.st_ino)
-        if not stat.S_ISREG(status.st_mode) or status.st_size > HEADER_LIMIT:
-            return identity, None
+        if not stat.S_ISREG(status.st_mode):
+            return identity, b"", "not a regular file"
+        if status.st_size > HEADER_LIMIT:
+            return identity, b"", f"{status.st_size / (1 << 20):.0f} MiB, over the {HEADER_LIMIT >> 20} MiB pdcc reads"
         with os.fdopen(descriptor, "rb", closefd=False) as handle:
-            return identity, handle.read(HEADER_LIMIT + 1)
+            return identity, handle.read(HEADER_LIMIT + 1), ""
     except OSError:
         return None
     finally:

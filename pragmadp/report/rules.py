@@ -280,6 +280,12 @@ CLAUSE_NOT_SUPPORTED = Rule("PDCC600", "clause-not-supported-yet",
 PRAGMA_NOT_READ = Rule("PDCC602", "pragma-not-read",
                        "A pdcc pragma pdcc cannot see: written as _Pragma (or through a macro), or in an included header.")
 SITE_OPTED_OUT = Rule("PDCC601", "site-opted-out", "'#pragma dp off' keeps --auto away from this launch.")
+HEADER_NOT_READ = Rule("PDCC603", "header-not-read",
+                       "A header the file includes with quotes that pdcc does not read, so its analyses do not see "
+                       "its functions.",
+                       "'{header}' is not read ({why}): pdcc does not see its functions when it asks what a child's "
+                       "or a melded branch's callees do, and takes a call into it for one that does not synchronise, "
+                       "share memory or read thread indices")
 
 LAUNCH_BOUNDS = Rule("PDCC530", "launch-bounds-added",
                      "A kernel pdcc rewrites or writes is bounded to the block size the original allowed, so the "
