@@ -10,13 +10,15 @@
 #              the device runtime's calls in different functions
 #   nanosleep  out of line, with __nanosleep(32) in the serial loop (count_1d's only)
 #   unroll4    out of line, `#pragma unroll 4` on the serial version's innermost loop (over threadIdx.x)
+#   rolled     pdcc's form without any `#pragma unroll` line (its serial loops before 6ae651a)
 # The hypothesis from the SASS: inlined, lanes in the serial loop and lanes in the device runtime's calls
 # share the parent's convergence barriers, so the warp waits for itself. A hang of `inline` at 300 x 4 (where
 # the budget never refuses) rules out a timing effect; `split` not hanging where `inline` does says the
 # hazard needs the serial loop and the launch in one function. On the first hung run of `inline`, cuda-gdb
 # prints the warp's lanes and program counters (gdb.txt); `cuobjdump -sass` of each binary is kept.
-# With SPMV=1 it then times samples/spmv on its power-law input (median of 5, ROUNDS rounds) for each variant
-# and each of threshold(128) and threshold(128) coarsen(4), the cost issue 13 asks about.
+# With SPMV=1 it then times samples/spmv (median of 5, ROUNDS rounds) for each variant and each SPMV_CASES
+# entry, "clauses|arguments" separated by ';' (default threshold(128) and threshold(128) coarsen(4) on the
+# power-law input), the cost issue 13 asks about.
 #   VARIANTS="noinline inline split" RUNS=10 [NO_GDB=1] [SPMV=1] bash bench/probes/inline_serial.sh OUTDIR
 set -u
 out=${1:?usage: bench/probes/inline_serial.sh OUTDIR}
@@ -32,7 +34,8 @@ build=/tmp/inline_serial
 # emit SRC with CLAUSES into $build/NAME/noinline, then derive the other variants from that source
 derive() {  # derive NAME SRC KERNEL-FILE
   local name=$1 src=$2 file=$3
-  mkdir -p $build/$name/noinline $build/$name/inline $build/$name/split $build/$name/nanosleep $build/$name/unroll4
+  mkdir -p $build/$name/noinline $build/$name/inline $build/$name/split $build/$name/nanosleep $build/$name/unroll4 \
+    $build/$name/rolled
   python3 -m pragmadp --emit $build/$name/noinline -arch=sm_90 -O3 -q -I tests/cuda -I samples/common "$src" \
     -o $build/$name/noinline/prog || { echo "inline_serial: pdcc failed on $src"; return 1; }
   sed 's/static __device__ __noinline__ void \(\w*__pdcc_serial\)/static __device__ void \1/' \
@@ -51,6 +54,8 @@ derive() {  # derive NAME SRC KERNEL-FILE
   sed 's/^\( *\)for (unsigned int pdcc_tx = 0;/\1#pragma unroll 4\n&/' $build/$name/noinline/$file >$build/$name/unroll4/$file
   grep -q '#pragma unroll 4' $build/$name/unroll4/$file || { echo "inline_serial: the unroll4 edit matched nothing"; return 1; }
   cp $build/$name/noinline/pdcc_rt.cuh $build/$name/unroll4/
+  grep -v '^ *#pragma unroll' $build/$name/noinline/$file >$build/$name/rolled/$file
+  cp $build/$name/noinline/pdcc_rt.cuh $build/$name/rolled/
   for variant in $variants; do  # every variant by the same nvcc line, from pdcc's emitted source
     nvcc -arch=sm_90 -rdc=true -O3 -lineinfo -I tests/cuda -I samples/common -I samples/spmv -I $build/$name/$variant \
       $build/$name/$variant/$file -o $build/$name/$variant/prog -lcudadevrt || echo "inline_serial: $name $variant does not build"
@@ -94,17 +99,20 @@ for variant in $variants; do
 done | tee "$out/summary.txt"
 
 [ "${SPMV:-0}" = 1 ] || exit 0
-for clauses in "threshold(128)" "threshold(128) coarsen(4)"; do
-  name=spmv-$(echo "$clauses" | tr -c 'a-z0-9' '-')
+# SPMV_CASES: "clauses|program arguments" entries separated by ';' (default: two threshold builds, power-law input)
+IFS=';' read -ra cases <<<"${SPMV_CASES:-threshold(128)|;threshold(128) coarsen(4)|}"
+for case in "${cases[@]}"; do
+  clauses=${case%%|*} args=${case#*|}
+  name=spmv-$(echo "$clauses $args" | tr -c 'a-z0-9' '-' | cut -c1-60)
   mkdir -p "$out/src/$name"
   sed "s/#pragma dp threshold(128)/#pragma dp $clauses/" samples/spmv/spmv_dp.cu >"$out/src/$name/spmv_dp.cu"
   cp samples/spmv/*.cuh "$out/src/$name/"
   derive $name "$out/src/$name/spmv_dp.cu" spmv_dp.cu || continue
   for round in ${ROUNDS:-1 2}; do
     for variant in $variants; do
-      r=$(timeout 60 $build/$name/$variant/prog --reps 5 2>&1 | tail -1)
+      r=$(timeout 60 $build/$name/$variant/prog --reps 5 $args 2>&1 | tail -1)
       python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(f'spmv {sys.argv[2]:28s} r{sys.argv[3]} {sys.argv[4]:9s} {d[\"median_ms\"]:8.3f} ms correct={d[\"correct\"]}')" \
-        "$r" "$clauses" "$round" "$variant" 2>/dev/null || echo "spmv $clauses r$round $variant: failed: $r"
+        "$r" "$clauses $args" "$round" "$variant" 2>/dev/null || echo "spmv $clauses $args r$round $variant: failed: $r"
     done
   done
 done | tee -a "$out/summary.txt"
