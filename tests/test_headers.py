@@ -252,11 +252,14 @@ def test_a_header_is_parsed_only_when_a_name_looked_up_occurs_in_it(tmp_path: Pa
     "__device__ void settle(int* x);",
     "extern __device__ void settle(int* x);",
     "__device__ __noinline__ int* settle(int* x);",   # a pointer return: the declarator is nested
+    "DEV void settle(int* x);",                        # qualified through a macro, defined in another header
+    "static HD inline void settle(int* x);",
 ])
 def test_a_device_function_declared_but_defined_in_another_translation_unit_stops_every_pass(tmp_path: Path,
                                                                                            prototype: str):
     """With -rdc its definition is another .cu file's: pdcc cannot see whether it synchronises."""
-    write(tmp_path / "src" / "tile.cuh", f"namespace tile {{ {prototype} }}\n")
+    write(tmp_path / "src" / "qualifiers.cuh", "#define DEV __device__\n#define HD __host__ __device__\n")
+    write(tmp_path / "src" / "tile.cuh", f'#include "qualifiers.cuh"\nnamespace tile {{ {prototype} }}\n')
     remarks = threshold_remarks(tmp_path, '#include "tile.cuh"')
     missed = [r for r in remarks if r.kind.value == "missed"]
     assert [r.rule.id for r in missed] == ["PDCC524"]
@@ -283,6 +286,8 @@ def test_a_host_prototype_or_a_defined_device_function_is_no_obstacle():
     ("struct Tile { __device__ void settle(int* x); };", "Tile t; t.settle(x);", ["PDCC524"]),   # a member
     ("#if 0\n__device__ void settle(int* x);\n#endif", "settle(x);", []),    # skipped by the preprocessor
     ("__device__ float __expf(float);", "x[0] = (int)__expf(1.0f);", []),     # CUDA's, however declared
+    ("#define HOST __host__\nHOST void settle(int* x);", "settle(x);", []),    # a macro, not for the device
+    ("struct Box {};\nBox settle(int* x);", "settle(x);", []),                 # a host function returning a class
 ])
 def test_which_prototypes_are_of_another_translation_unit(declared: str, call: str, missed: list[str]):
     text = f"{declared}\n__global__ void child(int* x, int n) {{ {call} }}\n{THRESHOLD_PARENT}"

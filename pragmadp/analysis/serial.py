@@ -66,11 +66,10 @@ def _builtin_macros(unit: Unit) -> frozenset[str]:
     """Macros whose replacement text names a built-in index (`#define TID (blockIdx.x * ...)`), read from
     the preprocessor's view of the `#define` lines of the file and of the headers it includes."""
     names = set()
-    for source in (unit.source, *(header.source for header in headers.included(unit))):
-        for _, text, _ in source.preprocessor.directives("define"):
-            definition = _DEFINITION.match(text)
-            if definition is not None and _BUILTIN_WORD.search(definition.group(2)):
-                names.add(definition.group(1))
+    for text in headers.directives(unit, "define"):
+        definition = _DEFINITION.match(text)
+        if definition is not None and _BUILTIN_WORD.search(definition.group(2)):
+            names.add(definition.group(1))
     return frozenset(names)
 
 

@@ -127,6 +127,8 @@ class Unit:
     include_dirs: tuple[str, ...] = ()    # the command's -I and -isystem directories (quoted includes)
     defines: Mapping[str, str] = field(default_factory=dict)  # the command's -D macros: name -> value
     device_prototypes: set[str] = field(default_factory=set)  # functions declared __device__ or __global__
+    prototype_words: dict[str, frozenset[str]] = field(default_factory=dict)  # other prototypes: the words that
+    # may be a macro for __device__ (`DEV void f();`: DEV), which headers.declared_on_device resolves
     # Indexes and cached analyses, so that no question about one site walks the whole file again.
     _by_name: dict[str, list[Function]] = field(default_factory=dict, repr=False)
     _by_node: dict[Node, Function] = field(default_factory=dict, repr=False)
@@ -228,10 +230,15 @@ def _add_functions(unit: Unit) -> dict[str, list[Node]]:
             declaration = declaration.parent
         plain = unit.text(name).split("::")[-1] if name is not None else ""
         # (a reserved name, `__expf`, is CUDA's however declared; a prototype the preprocessor skips is none)
-        if declaration is not None and plain and not plain.startswith("__") and \
-                not unit.source.preprocessor.is_skipped(declaration.start_byte) and \
-                any(unit.text(c) in ("__device__", "__global__") for c in declaration.children):
+        if declaration is None or not plain or plain.startswith("__") or \
+                unit.source.preprocessor.is_skipped(declaration.start_byte):
+            continue
+        if any(unit.text(c) in ("__device__", "__global__") for c in declaration.children):
             unit.device_prototypes.add(plain)
+        else:
+            words = frozenset(unit.text(c) for c in declaration.children if c.type in ("identifier", "type_identifier"))
+            if words:
+                unit.prototype_words[plain] = unit.prototype_words.get(plain, frozenset()) | words
     return captures
 
 

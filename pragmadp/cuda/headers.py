@@ -20,6 +20,7 @@ import dataclasses
 import functools
 import os
 import re
+from collections.abc import Iterator
 
 from pragmadp.cuda import frontend, preprocessor
 from pragmadp.cuda.frontend import Function, Unit
@@ -78,10 +79,28 @@ def bodies(unit: Unit, name: str) -> list[tuple[Unit, Function]]:
 
 
 def declared_on_device(unit: Unit, name: str) -> bool:
-    """Whether the file or one of its headers declares a `__device__` (or `__global__`) function `name`."""
+    """Whether the file or one of its headers declares a `__device__` (or `__global__`) function `name`,
+    written so or through a macro (`#define DEV __device__` ... `DEV void f(int*);`)."""
     word = name.encode()
-    return name in unit.device_prototypes or any(
-        word in header.source.data and name in header.unit.device_prototypes for header in included(unit))
+    units = [unit, *(header.unit for header in included(unit) if word in header.source.data)]
+    return any(name in u.device_prototypes for u in units) or \
+        any(u.prototype_words.get(name, frozenset()) & unit.analysis(_device_macros) for u in units)
+
+
+def directives(unit: Unit, name: str) -> Iterator[str]:
+    """The text after `#name` of each such line of the file and of its quoted headers (outside the regions the
+    preprocessor certainly skips), in that order."""
+    for source in (unit.source, *(header.source for header in included(unit))):
+        for _, text, _ in source.preprocessor.directives(name):
+            yield text
+
+
+def _device_macros(unit: Unit) -> frozenset[str]:
+    """Macros whose replacement says `__device__` or `__global__` (`#define HD __host__ __device__`)."""
+    return frozenset(match.group(1) for match in map(_DEVICE_MACRO.match, directives(unit, "define")) if match)
+
+
+_DEVICE_MACRO = re.compile(r"\s*([A-Za-z_]\w*)(?![\w(]).*\b(?:__device__|__global__)\b", re.S)
 
 
 def _included(unit: Unit) -> tuple[tuple[Header, ...], tuple[NotRead, ...]]:
