@@ -125,24 +125,6 @@ def test_integer_macros_come_from_the_file_its_headers_and_the_command_line(tmp_
     assert ctype.integer_macros(unit) == {"ROWS": "int", "TILE": "unsigned int", "DEPTH": "int", "WIDE": "int"}
 
 
-def test_selects_a_melded_loop_does_not_change_are_made_once_before_it():
-    result = meld("#pragma meld\n  if (t & 1) { for (int k = 0; k < n; k++) out[k] = in[t] * 3 + in[k] / t; }\n"
-                  "  else { for (int k = 0; k < n; k++) out[k] = in[n] * 5 + in[k] / n; }")
-    assert "const int t_or_n = pdcc_then ? t : n;\n    const int k3_or_k5 = pdcc_then ? 3 : 5;\n    for (int k = 0;" \
-        in result.text
-
-
-def test_selects_that_read_the_counter_memory_or_may_fault_stay_in_the_loop():
-    """The loop may run no iteration: a division by t, or a load, made before it would be a new one."""
-    result = meld("#pragma meld\n  if (t & 1) { for (int k = 0; k < n; k++) { out[k] = in[k] * 3; "
-                  "out[k + n] = n / t + in[k]; } }\n  else { for (int k = 0; k < n; k++) { out[k] = in[k + 1] * 5; "
-                  "out[k + n] = t * 2 - in[k]; } }")
-    loop = result.text[result.text.index("for (int k = 0;"):]
-    for inside in ("const int k_or_sum = pdcc_then ? k : k + 1;", "pdcc_then ? n / t : t * 2;",
-                   "const int in_k = in[k];"):
-        assert inside in loop
-
-
 def test_registers_stored_apart_keep_their_own_store():
     result = meld("  int a = 0, b = 0;\n#pragma meld\n  if (t & 1) { a = in[t] * 7 + 1; } else { b = in[t] * 5 + 2; }\n"
                   "  out[t] = a + b;")

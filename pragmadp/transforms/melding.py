@@ -396,8 +396,7 @@ class Melder:
         if _walk_apart(a, b):
             accesses = min(_memory_accesses(a.body), _memory_accesses(b.body))
             self.uncounted_loop = self.uncounted_loop or accesses > 0
-        loop = ir.For(start, parts[0], parts[1], ir.Block(tuple(body)))
-        return Pair((*_invariant_selects(loop),),
+        return Pair((ir.For(start, parts[0], parts[1], ir.Block(tuple(body))),),
                     max(0.0, saved + stats.saved - alignment.MEMORY * accesses) + alignment.OTHER,
                     selects + stats.selects, 2 + stats.aligned, stats.guarded)
 
@@ -638,49 +637,6 @@ def _temporary(kind: str, name: str, value: c_ast.Node) -> ir.Declaration:
     bounds = pointee[pointee.index("["):] if "[" in pointee else ""
     base = pointee[:len(pointee) - len(bounds)]
     return ir.Declaration(base, f"(*const {name}){bounds}" if bounds else f"*const {name}", value)
-
-
-def _invariant_selects(loop: ir.For) -> list[ir.Stmt]:
-    """The loop, with the select temporaries at the top level of its body that the loop does not change moved
-    before it (`float *const target = pdcc_then ? &row[i][idx] : &col[idx][i];` outside the loop over `j`), as
-    a programmer melding by hand writes them. Only those whose value reads no memory and cannot fault (names,
-    constants, addresses, arithmetic without division): the loop may run no iteration."""
-    body = _items(loop.body)
-    changed = ir.written([loop])
-    moved = [item for item in body if isinstance(item, ir.Declaration) and _is_select_temporary(item)
-             and item.init is not None and _invariant(item.init, changed - {item.name})]
-    if not moved:
-        return [loop]
-    kept = tuple(item for item in body if not any(item is m for m in moved))
-    return [*moved, dataclasses.replace(loop, body=ir.Block(kept))]
-
-
-def _is_select_temporary(declaration: ir.Declaration) -> bool:
-    return isinstance(declaration.init, c_ast.TernaryOp) and (declaration.type.startswith("const ") or
-                                                              "*const " in f"{declaration.type} {declaration.name}")
-
-
-def _invariant(expr: c_ast.Node, changed: set[str]) -> bool:
-    """An expression the loop does not change that neither reads memory nor may fault (`&a[i]` computes an
-    address and reads nothing)."""
-    if isinstance(expr, c_ast.ID):
-        return expr.name not in changed
-    if isinstance(expr, c_ast.Constant):
-        return True
-    if isinstance(expr, c_ast.UnaryOp) and expr.op == "&":
-        target = expr.expr
-        while isinstance(target, c_ast.ArrayRef):   # `&a[i][j]`: the subscripts are values, the array an address
-            if not _invariant(target.subscript, changed):
-                return False
-            target = target.name
-        return isinstance(target, c_ast.ID) and target.name not in changed
-    if isinstance(expr, c_ast.UnaryOp) and expr.op in ("-", "+", "!", "~"):
-        return _invariant(expr.expr, changed)
-    if isinstance(expr, c_ast.BinaryOp) and expr.op not in ("/", "%"):
-        return _invariant(expr.left, changed) and _invariant(expr.right, changed)
-    if isinstance(expr, c_ast.TernaryOp):
-        return all(_invariant(part, changed) for part in (expr.cond, expr.iftrue, expr.iffalse))
-    return False
 
 
 def _items(statement: ir.Stmt | None) -> list[ir.Stmt]:
