@@ -71,7 +71,7 @@ def rewrite(unit: Unit, defines: Mapping[str, str] | None = None, auto: bool = F
         if not any(m.start_byte <= pragma.start_byte < m.end_byte for m in melded):  # printed with its if
             _comment_out(edits, unit, pragma)
     result.remarks += pragmas.unread_pragmas(unit.source, unit.include_dirs)
-    if unit.sites or unit.meld_sites or auto:   # the analyses of a site read the headers; say what they could not
+    if unit.sites or unit.meld_sites or melded:   # the analyses of a site read the headers; say what they could not
         result.remarks += [missing.source.remark(
             Kind.ANALYSIS, rules.HEADER_NOT_READ, rules.HEADER_NOT_READ.render({"header": missing.name, "why": missing.why}),
             Span(*missing.span), pass_name="frontend", args={"header": missing.name, "why": missing.why})

@@ -115,11 +115,13 @@ def test_a_header_too_large_to_read_is_said_where_it_is_included(tmp_path: Path)
     assert (unread.location.file, unread.location.line) == ("src/k.cuh", 1)   # in the header that includes it
 
 
-def test_a_file_without_a_site_says_nothing_of_its_headers(tmp_path: Path):
+@pytest.mark.parametrize("auto", [None, "threshold(128)"])
+def test_a_file_without_a_site_says_nothing_of_its_headers(tmp_path: Path, auto: str | None):
     with open(tmp_path / "huge.cuh", "wb") as huge:
         huge.truncate(preprocessor.HEADER_LIMIT + 1)
-    source = write(tmp_path / "k.cu", '#include "huge.cuh"\n__global__ void k(int* x) { k<<<1, 1>>>(x); }\n')
-    assert [r.rule.id for r in transform_path(str(source)).remarks] == []
+    source = write(tmp_path / "k.cu", '#include "huge.cuh"\n__global__ void k(int* x) { if (x) x[0] = 1; }\n'
+                                      "int main() { return 0; }\n")
+    assert [r.rule.id for r in transform_path(str(source), auto=auto).remarks] == []
 
 
 def test_a_header_helper_that_reads_an_index_keeps_the_serial_copy_from_computing_wrong_indices(tmp_path: Path):
@@ -254,11 +256,14 @@ def test_a_header_is_parsed_only_when_a_name_looked_up_occurs_in_it(tmp_path: Pa
     "__device__ __noinline__ int* settle(int* x);",   # a pointer return: the declarator is nested
     "DEV void settle(int* x);",                        # qualified through a macro, defined in another header
     "static HD inline void settle(int* x);",
+    "DEV unsigned settle(int* x);",                    # the macro inside a sized type
+    "QUAL long long settle(int* x);",                  # a macro for a macro for __device__
 ])
 def test_a_device_function_declared_but_defined_in_another_translation_unit_stops_every_pass(tmp_path: Path,
                                                                                            prototype: str):
     """With -rdc its definition is another .cu file's: pdcc cannot see whether it synchronises."""
-    write(tmp_path / "src" / "qualifiers.cuh", "#define DEV __device__\n#define HD __host__ __device__\n")
+    write(tmp_path / "src" / "qualifiers.cuh", "#define DEV __device__\n#define HD __host__ __device__\n"
+                                                "#define QUAL HD\n")
     write(tmp_path / "src" / "tile.cuh", f'#include "qualifiers.cuh"\nnamespace tile {{ {prototype} }}\n')
     remarks = threshold_remarks(tmp_path, '#include "tile.cuh"')
     missed = [r for r in remarks if r.kind.value == "missed"]

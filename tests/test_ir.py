@@ -37,6 +37,23 @@ def test_template_holes_are_typed(template, holes, error):
         templates.statements(template, **holes)
 
 
+def test_a_templates_unroll_pragma_goes_with_its_loop_and_prints_in_braces_where_it_is_a_body():
+    """tree-sitter reads no directive as a statement's body: inside a nest or an if, the loop gets braces."""
+    nest = templates.statement("for (a = 0; a < n; ++a)\n#pragma unroll 4\nfor (b = 0; b < m; ++b)\n  f(a, b);")
+    assert isinstance(nest, ir.For) and isinstance(nest.body, ir.For) and nest.body.unroll == 4
+    assert printer.text(nest) == ("for (a = 0; a < n; ++a) {\n  #pragma unroll 4\n  for (b = 0; b < m; ++b)\n"
+                                  "    f(a, b);\n}\n")
+    (loop,) = templates.statements("#pragma unroll 2\nfor (c = 0; c < 2; ++c) h(c);")
+    assert printer.text(ir.If(ir.name("x"), loop, ir.ExprStmt(ir.call("g")))) == (
+        "if (x) {\n  #pragma unroll 2\n  for (c = 0; c < 2; ++c)\n    h(c);\n} else\n  g();\n")
+
+
+@pytest.mark.parametrize("template", ["x = 1;\n#pragma unroll 2", "#pragma unroll 2\nx = 1;", "#pragma once\nx = 1;"])
+def test_a_template_pragma_other_than_unroll_before_a_loop_is_an_error(template):
+    with pytest.raises(ValueError, match="#pragma"):
+        templates.statements(template)
+
+
 def test_printer_keeps_the_users_text_and_marks_launches():
     launch = ir.ExprStmt(ir.KernelCall("ns::k<float>", [ir.name("g"), ir.name("b")], [ir.Verbatim(None, "x + 1")]))
     block = ir.Block((ir.Declaration("const dim3", "g", ir.Verbatim(None, "(n + 31) / 32")), launch), "site")

@@ -206,7 +206,7 @@ def integer_macros(unit: Unit) -> dict[str, str]:
     with `<...>` or `-include`, are not seen.)"""
     found: dict[str, str | None] = {}
     for text in headers.directives(unit, "define"):
-        macro = _OBJECT_MACRO.match(text)
+        macro = headers.OBJECT_MACRO.match(text)
         if macro is not None:
             _note_macro(found, macro.group(1), macro.group(2))
     for text in headers.directives(unit, "undef"):
@@ -218,7 +218,6 @@ def integer_macros(unit: Unit) -> dict[str, str]:
         _declares(header.unit, name) for header in included if name.encode() in header.source.data)}
 
 
-_OBJECT_MACRO = re.compile(r"\s*([A-Za-z_]\w*)(?![\w(])(.*)", re.S)   # a name not followed by `(`: object-like
 _INTEGER_VALUE = re.compile(r"\s*\(?\s*(\d[0-9A-Za-z']*)\s*\)?\s*")   # (no `_`: `16_k` is a user literal)
 
 

@@ -148,7 +148,7 @@ def statement_lines(node: ir.Stmt, indent: str = "") -> list[str]:
             return [f"{head} {statement_lines(node.then)[0]}"]  # `if (c) f();`
         lines = _attached(head, node.then, indent, node.comment)
         if node.orelse is not None:
-            if isinstance(node.then, ir.Block):
+            if lines[-1] == f"{indent}}}":   # `} else`
                 lines[-1] += " else"
             else:
                 lines.append(f"{indent}else")
@@ -166,9 +166,7 @@ def statement_lines(node: ir.Stmt, indent: str = "") -> list[str]:
         unroll = [f"{indent}#pragma unroll {node.unroll}"] if node.unroll else []
         if isinstance(node.body, ir.For) and not node.comment and not node.body.unroll:  # a nest: one indentation
             return [*unroll, head, *statement_lines(node.body, indent)]
-        # a pragma needs a line of its own inside braces: tree-sitter reads no directive as a loop's body
-        body = ir.Block((node.body,)) if isinstance(node.body, ir.For) and node.body.unroll else node.body
-        return [*unroll, *_attached(head, body, indent, node.comment)]
+        return [*unroll, *_attached(head, node.body, indent, node.comment)]
     if isinstance(node, ir.Verbatim):
         return [indent + node.text]
     raise TypeError(f"cannot print {type(node).__name__}")  # an ir.Launch is expanded by transforms.site.safe
@@ -179,7 +177,10 @@ def _items(block: ir.Block, indent: str) -> list[str]:
 
 
 def _attached(head: str, body: ir.Stmt, indent: str, comment: str) -> list[str]:
-    """`head {` ... `}` for a block, else `head` and the statement one level in."""
+    """`head {` ... `}` for a block, else `head` and the statement one level in. A loop with a `#pragma unroll`
+    goes in braces: tree-sitter reads no directive as the body of a statement."""
+    if isinstance(body, ir.For) and body.unroll:
+        body = ir.Block((body,))
     if isinstance(body, ir.Block):
         return [f"{head} {{{_trailing(comment or body.comment)}", *_items(body, indent + "  "), f"{indent}}}"]
     return [head + _trailing(comment), *statement_lines(body, indent + "  ")]

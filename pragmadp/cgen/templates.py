@@ -42,7 +42,7 @@ def statements(template: str, **holes: object) -> tuple[ir.Stmt, ...]:
         raise ValueError(f"template holes not filled: {sorted(written - set(holes))}, "
                          f"values no hole takes: {sorted(set(holes) - written)}")
     parsed, comments = _parse(template, tuple(sorted(n for n, v in holes.items() if isinstance(v, str))))
-    return tuple(_statement(node, holes, comments) for node in parsed)
+    return _with_pragmas(parsed, holes, comments)
 
 
 def statement(template: str, **holes: object) -> ir.Stmt:
@@ -102,7 +102,9 @@ def _statement(node: c_ast.Node, holes: dict, comments: Mapping[int, str]) -> ir
     if isinstance(node, c_ast.Compound):
         items = _with_pragmas(node.block_items or [], holes, comments)
         if len(items) == 1 and len(node.block_items or []) == 2 and isinstance(items[0], ir.For):
-            return items[0]   # `#pragma unroll N` and its loop, as pycparser wraps them in a loop's body
+            # `#pragma unroll N` and its loop, as pycparser wraps them in a loop's body (a template's braces
+            # around only these two would read the same: they change nothing)
+            return items[0]
         return ir.Block(items, comment)
     if isinstance(node, c_ast.If):
         return ir.If(_expression(node.cond, holes), _statement(node.iftrue, holes, comments),
@@ -143,6 +145,8 @@ def _with_pragmas(items: list[c_ast.Node], holes: dict, comments: Mapping[int, s
                 raise ValueError("'#pragma unroll' in a template must come right before a loop")
             statement, unroll = dataclasses.replace(statement, unroll=unroll), 0
         found.append(statement)
+    if unroll:
+        raise ValueError("'#pragma unroll' in a template must come right before a loop")
     return tuple(found)
 
 

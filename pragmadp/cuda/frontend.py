@@ -229,14 +229,17 @@ def _add_functions(unit: Unit) -> dict[str, list[Node]]:
         while declaration is not None and declaration.type not in ("declaration", "field_declaration"):
             declaration = declaration.parent
         plain = unit.text(name).split("::")[-1] if name is not None else ""
+        if " " in plain and not plain.startswith("operator"):   # `DEV std::size_t f()` misread: `size_t f`
+            plain = plain.split()[-1]
         # (a reserved name, `__expf`, is CUDA's however declared; a prototype the preprocessor skips is none)
         if declaration is None or not plain or plain.startswith("__") or \
                 unit.source.preprocessor.is_skipped(declaration.start_byte):
             continue
         if any(unit.text(c) in ("__device__", "__global__") for c in declaration.children):
             unit.device_prototypes.add(plain)
-        else:
-            words = frozenset(unit.text(c) for c in declaration.children if c.type in ("identifier", "type_identifier"))
+        else:   # the words before the declarator (`DEV unsigned f()` nests DEV in the sized type)
+            words = frozenset(unit.text(n) for c in declaration.children if c.end_byte <= declarator.start_byte
+                              for n in walk(c) if n.type in ("identifier", "type_identifier"))
             if words:
                 unit.prototype_words[plain] = unit.prototype_words.get(plain, frozenset()) | words
     return captures

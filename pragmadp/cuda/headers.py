@@ -96,11 +96,19 @@ def directives(unit: Unit, name: str) -> Iterator[str]:
 
 
 def _device_macros(unit: Unit) -> frozenset[str]:
-    """Macros whose replacement says `__device__` or `__global__` (`#define HD __host__ __device__`)."""
-    return frozenset(match.group(1) for match in map(_DEVICE_MACRO.match, directives(unit, "define")) if match)
+    """Object-like macros whose replacement says `__device__` or `__global__` (`#define HD __host__ __device__`),
+    directly or through another such macro (`#define QUAL HD`)."""
+    replacements = [(m.group(1), set(re.findall(r"\w+", m.group(2))))
+                    for m in map(OBJECT_MACRO.match, directives(unit, "define")) if m]
+    found = {"__device__", "__global__"}
+    while True:
+        more = {name for name, words in replacements if words & found} - found
+        if not more:
+            return frozenset(found - {"__device__", "__global__"})
+        found |= more
 
 
-_DEVICE_MACRO = re.compile(r"\s*([A-Za-z_]\w*)(?![\w(]).*\b(?:__device__|__global__)\b", re.S)
+OBJECT_MACRO = re.compile(r"\s*([A-Za-z_]\w*)(?![\w(])(.*)", re.S)  # a `#define` of a name not followed by `(`
 
 
 def _included(unit: Unit) -> tuple[tuple[Header, ...], tuple[NotRead, ...]]:
