@@ -310,6 +310,25 @@ def mentions(item, name: str) -> bool:
     return any(isinstance(node, c_ast.ID) and node.name == name for node in walk(item))
 
 
+def written(items) -> set[str]:
+    """Variables the statements may change: assigned, incremented, their address taken, declared, or named
+    in verbatim code. (A store through memory changes no variable.)"""
+    names: set[str] = set()
+    for item in items:
+        for node in walk(item):
+            target = node.lvalue if isinstance(node, c_ast.Assignment) else \
+                node.expr if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--", "&") else None
+            while isinstance(target, c_ast.Cast):
+                target = target.expr
+            if isinstance(target, c_ast.ID):
+                names.add(target.name)
+            if isinstance(node, Verbatim):
+                names |= set(re.findall(r"[A-Za-z_]\w*", node.text))
+            if isinstance(node, Declaration):
+                names.add(node.name)
+    return names
+
+
 def rename(item, old: str, new: str):
     """The statement with the name `old` renamed `new` (declarations and uses); KeptAsWritten when `old`
     appears in the user's text that pdcc keeps as written (a `Verbatim`), which it does not rename."""

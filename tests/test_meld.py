@@ -125,6 +125,45 @@ def test_integer_macros_come_from_the_file_its_headers_and_the_command_line(tmp_
     assert ctype.integer_macros(unit) == {"ROWS": "int", "TILE": "unsigned int", "DEPTH": "int", "WIDE": "int"}
 
 
+def test_selects_a_melded_loop_does_not_change_are_made_once_before_it():
+    result = meld("  __shared__ int row[8][32], col[8][32];\n#pragma meld\n"
+                  "  if (t & 1) { for (int k = 0; k < n; k++) row[t][k] += in[t] * 3; }\n"
+                  "  else { for (int k = 0; k < n; k++) col[n][k] += in[n] * 5; }")
+    before = result.text[:result.text.index("for (int k = 0;")]
+    for hoisted in ("const int t_or_n = pdcc_then ? t : n;", "const int k3_or_k5 = pdcc_then ? 3 : 5;",
+                    "int (*const row_t_or_col_n)[32] = pdcc_then ? &row[t] : &col[n];"):
+        assert hoisted in before
+
+
+@pytest.mark.parametrize("before, local, then, orelse, stays", [
+    ("", "", "out[k] = in[k] * 3; out[k + n] = n / t + in[k];", "out[k] = in[k + 1] * 5; out[k + n] = t * 2 - in[k];",
+     ["pdcc_then ? k : k + 1", "pdcc_then ? n / t : t * 2"]),          # the counter; a division may fault
+    ("__device__ int g;\n__device__ void bump() { g += 1; }\n", "", "out[k] = in[k] * 3 + g; bump();",
+     "out[k] = in[k] * 5 + n; bump();", ["pdcc_then ? g : n"]),          # a global a call changes
+    ("__device__ void inc(int& v) { v += 1; }\n", "int acc = 1;", "out[k] = in[k] * 3 + acc; inc(acc);",
+     "out[k] = in[k] * 5 + n; inc(acc);", ["pdcc_then ? acc : n"]),      # passed by reference
+    ("", "int acc = 1; int* alias = &acc;", "out[k] = in[k] * 3 + acc; *alias += 1;",
+     "out[k] = in[k] * 5 + n; *alias += 1;", ["pdcc_then ? acc : n"]),   # changed through a pointer to it
+    ("", "", "const int x = t > 2 ? 1 : 2; out[k] = in[k] * 3 + x;",
+     "const int x = t > 2 ? 1 : 2; out[k] = in[k] * 5 + x;", ["const int x = t > 2 ? 1 : 2;"]),  # the user's own
+])
+def test_selects_that_a_melded_loop_may_change_or_that_read_memory_stay_in_it(before, local, then, orelse, stays):
+    """The loop may run no iteration, and a call or an alias may change what a name holds."""
+    body = f"  {local}\n#pragma meld\n  if (t & 1) {{ for (int k = 0; k < n; k++) {{ {then} }} }}\n" \
+           f"  else {{ for (int k = 0; k < n; k++) {{ {orelse} }} }}"
+    result = meld(body, before)
+    loop = result.text[result.text.index("for (int k = 0;"):]
+    assert "PDCC800" in rules_of(result) and all(inside in loop for inside in stays)
+
+
+def test_an_address_through_a_pointer_to_pointers_stays_in_the_loop():
+    """`&rows[i][t]` loads `rows[i]`: made before a loop that runs no iteration, it would read memory the
+    program never read."""
+    result = meld("#pragma meld\n  if (t & 1) { for (int j = 0; j < n; j++) rows[n][t] += 2.0f * j; }\n"
+                  "  else { for (int j = 0; j < n; j++) *(f + t) += 3.0f * j; }", head="float **rows, float *f, int n")
+    assert "pdcc_then ? &rows[n][t] : f + t" in result.text[result.text.index("for (int j = 0;"):]
+
+
 def test_registers_stored_apart_keep_their_own_store():
     result = meld("  int a = 0, b = 0;\n#pragma meld\n  if (t & 1) { a = in[t] * 7 + 1; } else { b = in[t] * 5 + 2; }\n"
                   "  out[t] = a + b;")

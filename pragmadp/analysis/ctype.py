@@ -56,6 +56,7 @@ class Types:
     shared: set[str] = field(default_factory=set)
     volatile: set[str] = field(default_factory=set)
     returns: dict[str, str] = field(default_factory=dict)        # device functions of the file -> return type
+    arrays: dict[str, int] = field(default_factory=dict)         # names that are arrays (not pointers) -> dimensions
 
     def declare(self, name: str, written: str) -> None:
         kind = normalise(written)
@@ -137,7 +138,43 @@ def of_function(unit: Unit, function: Node) -> Types:
         types.declare(name, written)
     for name, written in unit.analysis(_declared_in, function):
         types.declare(name, written)
+    types.arrays = dict(unit.analysis(_arrays, function))
     return types
+
+
+def _arrays(unit: Unit, function: Node) -> dict[str, int]:
+    """The names the function or the file declares as arrays (`__shared__ float s[16][8]`: 2), each declared
+    only so: a parameter written `float a[16]` is a pointer, and a name declared twice may be either."""
+    shapes: dict[str, list[int]] = {}
+    declarations = [node for node in walk(function) if node.type in ("parameter_declaration", "declaration")]
+    declarations += [node for node in unit.tree.root_node.named_children if node.type == "declaration"]
+    for declaration in declarations:
+        for declarator in declaration.children_by_field_name("declarator"):
+            name, dimensions = _array_shape(declarator)
+            if name is not None:
+                shapes.setdefault(unit.text(name), []).append(
+                    dimensions if declaration.type == "declaration" else 0)
+    return {name: found[0] for name, found in shapes.items() if len(found) == 1 and found[0] > 0}
+
+
+def _array_shape(declarator: Node) -> tuple[Node | None, int]:
+    """The declared identifier and how many array declarators bind to it first (`s[16][8]`: 2, `*p[4]`: 1,
+    `(*p)[16]`: 0)."""
+    while declarator.type == "init_declarator":
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:
+            return None, 0
+        declarator = inner
+    dimensions = 0
+    while declarator.type == "array_declarator":
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:
+            return None, 0
+        declarator, dimensions = inner, dimensions + 1
+    if declarator.type == "identifier":
+        return declarator, dimensions
+    named = [n for n in walk(declarator) if n.type == "identifier"]
+    return (named[0], 0) if named else (None, 0)
 
 
 def declared_types(unit: Unit, function: Node) -> dict[str, str | None]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import itertools
-import re
 
 from pycparser import c_ast
 
@@ -33,7 +32,7 @@ def simplified(items: list[ir.Stmt], flags: dict[str, c_ast.Node], text) -> list
     over the comparisons when that takes no more selects, and the declarations of flags nothing reads any
     more dropped. `text` prints an expression (to compare values)."""
     changed = False
-    written = _written(items)
+    written = ir.written(items)
     opened = {name: condition for name, condition in flags.items()
               if not any(isinstance(n, c_ast.ID) and n.name in written for n in ir.expression_nodes(condition))}
 
@@ -63,26 +62,6 @@ def simplified(items: list[ir.Stmt], flags: dict[str, c_ast.Node], text) -> list
     kept = [item for item in rewritten if not (isinstance(item, ir.Declaration) and item.name in flags
                                                and item.name not in read and item.name not in verbatim)]
     return kept
-
-
-def _written(items: list[ir.Stmt]) -> set[str]:
-    """Variables the statements may change: assigned, incremented, their address taken, declared, or named
-    in verbatim code. (A store through memory changes no variable a condition reads: the conditions read
-    none, _harmless.)"""
-    names: set[str] = set()
-    for item in items:
-        for node in ir.walk(item):
-            target = node.lvalue if isinstance(node, c_ast.Assignment) else \
-                node.expr if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--", "&") else None
-            while isinstance(target, c_ast.Cast):
-                target = target.expr
-            if isinstance(target, c_ast.ID):
-                names.add(target.name)
-            if isinstance(node, ir.Verbatim):
-                names |= set(re.findall(r"[A-Za-z_]\w*", node.text))
-            if isinstance(node, ir.Declaration):
-                names.add(node.name)
-    return names
 
 
 def _over_flags(condition: c_ast.Node, flags: dict[str, c_ast.Node]) -> bool:

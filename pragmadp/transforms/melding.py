@@ -105,11 +105,13 @@ class Melder:
         self.condition = c_ast.ID("")
         self.stats = Stats()
         self.naming = True                  # selects become named temporaries (not in an else-if chain's tail)
+        self.constants: set[str] = set()    # what pdcc declares const: conditions and select temporaries
 
     def region(self, statement: ir.If) -> Region:
         """`{ const bool pdcc_then = c; ...the melded sides... }`."""
         self.condition = c_ast.ID(self.fresh("pdcc_then"))
         self.types.names[self.condition.name] = "bool"
+        self.constants.add(self.condition.name)
         then, orelse = _items(statement.then), _items(statement.orelse)
         self.stats.statements = _count(then) + _count(orelse)
         inner_aligned = 0
@@ -396,9 +398,50 @@ class Melder:
         if _walk_apart(a, b):
             accesses = min(_memory_accesses(a.body), _memory_accesses(b.body))
             self.uncounted_loop = self.uncounted_loop or accesses > 0
-        return Pair((ir.For(start, parts[0], parts[1], ir.Block(tuple(body))),),
+        return Pair(self._invariant_selects(ir.For(start, parts[0], parts[1], ir.Block(tuple(body)))),
                     max(0.0, saved + stats.saved - alignment.MEMORY * accesses) + alignment.OTHER,
                     selects + stats.selects, 2 + stats.aligned, stats.guarded)
+
+    def _invariant_selects(self, loop: ir.For) -> tuple[ir.Stmt, ...]:
+        """The loop, with the selects pdcc made at the top level of its body that the loop cannot change moved
+        before it, as a hand meld writes them (`float (*const row)[16] = pdcc_then ? a : b;` outside the loop
+        over `j`). The loop may run no iteration, so only selects that read no memory and cannot fault move."""
+        changed = ir.written([loop]) | {arg.name for node in ir.walk(loop) if isinstance(node, c_ast.FuncCall)
+                                        and node.args is not None for arg in node.args.exprs
+                                        if isinstance(arg, c_ast.ID)}   # `f(x)` may take x by reference
+        body = _items(loop.body)
+        moved = [item for item in body if isinstance(item, ir.Declaration) and _declared(item) in self.constants
+                 and item.init is not None and self._invariant(item.init, changed)]
+        if not moved:
+            return (loop,)
+        kept = tuple(item for item in body if not any(item is m for m in moved))
+        return (*moved, dataclasses.replace(loop, body=ir.Block(kept)))
+
+    def _invariant(self, expr: c_ast.Node, changed: set[str]) -> bool:
+        """Whether an expression has one value for the whole loop and computes it without reading memory or
+        faulting: constants, pdcc's own constants, the function's names only writes by name change
+        (`writes.stable_names`: no alias, no address taken), arrays (not pointers: `&a[i][j]` of a pointer
+        to pointers loads `a[i]`), and arithmetic over them without division, none of them changed in the loop."""
+        if isinstance(expr, c_ast.Constant):
+            return True
+        if isinstance(expr, c_ast.ID):
+            return expr.name not in changed and (expr.name in self.constants or expr.name in self.stable
+                                                 or expr.name in self.types.arrays)
+        if isinstance(expr, c_ast.UnaryOp) and expr.op == "&":
+            target, depth = expr.expr, 0
+            while isinstance(target, c_ast.ArrayRef):
+                if not self._invariant(target.subscript, changed):
+                    return False
+                target, depth = target.name, depth + 1
+            return isinstance(target, c_ast.ID) and target.name not in changed and \
+                self.types.arrays.get(target.name, 0) >= depth > 0
+        if isinstance(expr, c_ast.UnaryOp) and expr.op in ("-", "+", "!", "~"):
+            return self._invariant(expr.expr, changed)
+        if isinstance(expr, c_ast.BinaryOp) and expr.op not in ("/", "%"):
+            return self._invariant(expr.left, changed) and self._invariant(expr.right, changed)
+        if isinstance(expr, c_ast.TernaryOp):
+            return all(self._invariant(part, changed) for part in (expr.cond, expr.iftrue, expr.iffalse))
+        return False
 
     def _counted_loops(self, a: ir.For, b: ir.For) -> Pair | None:
         """Two counted loops (`analysis.counted_loop`) that step or test differently, `k` up from 0 against
@@ -617,6 +660,7 @@ class Melder:
                     return c_ast.ID(named[key])
                 name = named[key] = self.fresh(_select_name(n))
                 self.types.names[name] = n.kind
+                self.constants.add(name)
                 declared.append(_temporary(n.kind, name, c_ast.TernaryOp(inner.cond, inner.iftrue, inner.iffalse)))
                 return c_ast.ID(name)
             return ir.rebuilt(n, lambda slot, child: visit(child, lazy or _lazy_slot(n, slot)))

@@ -20,13 +20,13 @@ __global__ void perimeter(float *m, int offset, int size)
     } else {
       idx = threadIdx.x - BS;
     }
+    float *const row_or_col = pdcc_then ? row : col;
+    float *const dia_or_col = pdcc_then ? dia : col;
+    float *const row_or_dia = pdcc_then ? row : dia;
     for (i = pdcc_then ? 1 : 0; i < BS; i++) {
+      const int i_or_idx = pdcc_then ? i : idx;
+      const int idx_or_i = pdcc_then ? idx : i;
       for (j = 0; j < i; j++) {
-        float *const row_or_col = pdcc_then ? row : col;
-        const int i_or_idx = pdcc_then ? i : idx;
-        const int idx_or_i = pdcc_then ? idx : i;
-        float *const dia_or_col = pdcc_then ? dia : col;
-        float *const row_or_dia = pdcc_then ? row : dia;
         row_or_col[i_or_idx * BS + idx_or_i] -= dia_or_col[i_or_idx * BS + j] * row_or_dia[j * BS + idx_or_i];
       }
       if (!pdcc_then) {
