@@ -126,13 +126,15 @@ def test_integer_macros_come_from_the_file_its_headers_and_the_command_line(tmp_
 
 
 def test_selects_a_melded_loop_does_not_change_are_made_once_before_it():
+    """Over constants and arrays only: their values are the loop's whole run long."""
     result = meld("  __shared__ int row[8][32], col[8][32];\n#pragma meld\n"
-                  "  if (t & 1) { for (int k = 0; k < n; k++) row[t][k] += in[t] * 3; }\n"
-                  "  else { for (int k = 0; k < n; k++) col[n][k] += in[n] * 5; }")
-    before = result.text[:result.text.index("for (int k = 0;")]
-    for hoisted in ("const int t_or_n = pdcc_then ? t : n;", "const int k3_or_k5 = pdcc_then ? 3 : 5;",
-                    "int (*const row_t_or_col_n)[32] = pdcc_then ? &row[t] : &col[n];"):
+                  "  if (t & 1) { for (int k = 0; k < n; k++) row[2][k] += in[t] * 3; }\n"
+                  "  else { for (int k = 0; k < n; k++) col[3][k] += in[n] * 5; }")
+    before, loop = result.text.split("for (int k = 0;")
+    for hoisted in ("const int k3_or_k5 = pdcc_then ? 3 : 5;",
+                    "int (*const row_k2_or_col_k3)[32] = pdcc_then ? &row[2] : &col[3];"):
         assert hoisted in before
+    assert "const int t_or_n = pdcc_then ? t : n;" in loop   # the user's variables: a call or alias may change them
 
 
 @pytest.mark.parametrize("before, local, then, orelse, stays", [
@@ -146,6 +148,16 @@ def test_selects_a_melded_loop_does_not_change_are_made_once_before_it():
      "out[k] = in[k] * 5 + n; *alias += 1;", ["pdcc_then ? acc : n"]),   # changed through a pointer to it
     ("", "", "const int x = t > 2 ? 1 : 2; out[k] = in[k] * 3 + x;",
      "const int x = t > 2 ? 1 : 2; out[k] = in[k] * 5 + x;", ["const int x = t > 2 ? 1 : 2;"]),  # the user's own
+    # a third review's: a global named as a local elsewhere, a macro that writes, a reference through an
+    # expression, a pointer a call makes
+    ("__device__ int g;\n__device__ void bump() { g += 1; }\n", "if (n > 100) { int g = 5; out[0] = g; }",
+     "out[k] = in[k] * 3 + g; bump();", "out[k] = in[k] * 5 + n; bump();", ["pdcc_then ? g : n"]),
+    ("#define STEP_ACC acc += 1\n", "int acc = 1;", "out[k] = in[k] * 3 + acc; STEP_ACC;",
+     "out[k] = in[k] * 5 + n; STEP_ACC;", ["pdcc_then ? acc : n"]),
+    ("__device__ void inc(int& v) { v += 1; }\n", "int acc = 1;", "out[k] = in[k] * 3 + acc; inc(n > 0 ? acc : acc);",
+     "out[k] = in[k] * 5 + n; inc(n > 0 ? acc : acc);", ["pdcc_then ? acc : n"]),
+    ("__device__ int* ptr_of(int& r) { return &r; }\n", "int acc = 1; int* p = ptr_of(acc);",
+     "out[k] = in[k] * 3 + acc; *p += 1;", "out[k] = in[k] * 5 + n; *p += 1;", ["pdcc_then ? acc : n"]),
 ])
 def test_selects_that_a_melded_loop_may_change_or_that_read_memory_stay_in_it(before, local, then, orelse, stays):
     """The loop may run no iteration, and a call or an alias may change what a name holds."""

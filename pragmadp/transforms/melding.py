@@ -406,9 +406,7 @@ class Melder:
         """The loop, with the selects pdcc made at the top level of its body that the loop cannot change moved
         before it, as a hand meld writes them (`float (*const row)[16] = pdcc_then ? a : b;` outside the loop
         over `j`). The loop may run no iteration, so only selects that read no memory and cannot fault move."""
-        changed = ir.written([loop]) | {arg.name for node in ir.walk(loop) if isinstance(node, c_ast.FuncCall)
-                                        and node.args is not None for arg in node.args.exprs
-                                        if isinstance(arg, c_ast.ID)}   # `f(x)` may take x by reference
+        changed = ir.written([loop])   # (shadowing declarations, chiefly: pdcc's constants and arrays are never assigned)
         body = _items(loop.body)
         moved = [item for item in body if isinstance(item, ir.Declaration) and _declared(item) in self.constants
                  and item.init is not None and self._invariant(item.init, changed)]
@@ -419,14 +417,14 @@ class Melder:
 
     def _invariant(self, expr: c_ast.Node, changed: set[str]) -> bool:
         """Whether an expression has one value for the whole loop and computes it without reading memory or
-        faulting: constants, pdcc's own constants, the function's names only writes by name change
-        (`writes.stable_names`: no alias, no address taken), arrays (not pointers: `&a[i][j]` of a pointer
-        to pointers loads `a[i]`), and arithmetic over them without division, none of them changed in the loop."""
+        faulting: constants, pdcc's own constants (each a `const` of the melded block), arrays (whose address
+        nothing changes; not pointers: `&a[i][j]` of a pointer to pointers loads `a[i]`), and arithmetic over
+        them without division. Never the user's variables: a call, a macro, an alias made anywhere or a static
+        or global of the same name may change one in the loop, which pdcc cannot rule out by names."""
         if isinstance(expr, c_ast.Constant):
             return True
         if isinstance(expr, c_ast.ID):
-            return expr.name not in changed and (expr.name in self.constants or expr.name in self.stable
-                                                 or expr.name in self.types.arrays)
+            return expr.name not in changed and (expr.name in self.constants or expr.name in self.types.arrays)
         if isinstance(expr, c_ast.UnaryOp) and expr.op == "&":
             target, depth = expr.expr, 0
             while isinstance(target, c_ast.ArrayRef):

@@ -24,9 +24,9 @@ __global__ void perimeter(float *m, int offset, int size)
     float *const dia_or_col = pdcc_then ? dia : col;
     float *const row_or_dia = pdcc_then ? row : dia;
     for (i = pdcc_then ? 1 : 0; i < BS; i++) {
-      const int i_or_idx = pdcc_then ? i : idx;
-      const int idx_or_i = pdcc_then ? idx : i;
       for (j = 0; j < i; j++) {
+        const int i_or_idx = pdcc_then ? i : idx;
+        const int idx_or_i = pdcc_then ? idx : i;
         row_or_col[i_or_idx * BS + idx_or_i] -= dia_or_col[i_or_idx * BS + j] * row_or_dia[j * BS + idx_or_i];
       }
       if (!pdcc_then) {
