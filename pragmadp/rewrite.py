@@ -72,12 +72,16 @@ def rewrite(unit: Unit, defines: Mapping[str, str] | None = None, auto: bool = F
             _comment_out(edits, unit, pragma)
     result.remarks += pragmas.unread_pragmas(unit.source, unit.include_dirs)
     if unit.sites or unit.meld_sites or melded:   # the analyses of a site read the headers; say what they could not
-        result.remarks += [missing.source.remark(
-            Kind.ANALYSIS, rules.HEADER_NOT_READ, rules.HEADER_NOT_READ.render({"header": missing.name, "why": missing.why}),
-            Span(*missing.span), pass_name="frontend", args={"header": missing.name, "why": missing.why})
-            for missing in headers.not_read(unit)]
+        result.remarks += [_header_not_read(missing) for missing in headers.not_read(unit)]
     result.text = edits.render()
     return result
+
+
+def _header_not_read(missing: headers.NotRead) -> Remark:
+    """PDCC603 at the #include of a header the analyses could not read."""
+    args = {"header": missing.name, "why": missing.why}
+    return missing.source.remark(Kind.ANALYSIS, rules.HEADER_NOT_READ, rules.HEADER_NOT_READ.render(args),
+                                 Span(*missing.span), pass_name="frontend", args=args)
 
 
 def _meld(context: Context, edits: EditBuffer, result: Rewritten, auto: bool) -> list[Node]:

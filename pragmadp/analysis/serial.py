@@ -9,10 +9,10 @@ is refused because pdcc cannot see what it does. Nor when the child reads `threa
 the child's own body. Device functions the child calls (by name, qualified name, template or method call:
 every function of that name) are checked too, in this file and in the headers it includes with quotes
 (cuda/headers.py), whatever their qualifiers say (`#define DEV __device__` hides the word; a function
-device code calls runs on the device). So are a function object's `operator()` (every one of that name) and
-the constructors and destructor of an object the child makes (`_callees` says which forms). A device function they declare but do not
-define (another translation unit's, with -rdc) is an obstacle of its own, since pdcc cannot see what it does
-(PDCC524). Functions they do not declare (CUDA's, the C++ library's, a header included with <...>) and
+device code calls runs on the device). So are a function object's `operator()` (every one of that name)
+and the constructors and destructor of an object the child makes (`_callees` says which forms). A device
+function they declare but do not define (another translation unit's, with -rdc) is an obstacle of its own,
+since pdcc cannot see what it does (PDCC524). Functions they do not declare (CUDA's, the C++ library's, a header included with <...>) and
 overloaded operators other than `()` are not followed and are assumed not to cooperate.
 """
 

@@ -406,7 +406,7 @@ class Melder:
         """The loop, with the selects pdcc made at the top level of its body that the loop cannot change moved
         before it, as a hand meld writes them (`float (*const row)[16] = pdcc_then ? a : b;` outside the loop
         over `j`). The loop may run no iteration, so only selects that read no memory and cannot fault move."""
-        changed = ir.written([loop])   # (shadowing declarations, chiefly: pdcc's constants and arrays are never assigned)
+        changed = ir.written([loop])   # shadowing declarations: pdcc's constants and arrays are never assigned
         body = _items(loop.body)
         moved = [item for item in body if isinstance(item, ir.Declaration) and _declared(item) in self.constants
                  and item.init is not None and self._invariant(item.init, changed)]

@@ -47,8 +47,9 @@ _UNORDERED_STREAMS = ("0", "nullptr", "NULL", "0L")
 
 # The serial version's loops. The innermost is unrolled by 4 so that the loads of consecutive child threads
 # overlap: spmv's threshold(128) build ran 2.70 -> 2.01 ms on an H100 (bench/results/
-# 2026-12-06-h100-inline-serial-split/), and the out-of-line loop keeps no yield point, which is what makes
-# it safe beside launching lanes of the same warp (that README, and SerialVersion).
+# 2026-12-06-h100-serial-unroll-6ae651a/), and the out-of-line loop keeps no yield point, which is what makes
+# it safe beside launching lanes of the same warp (bench/results/2026-12-06-h100-inline-serial-split/, and
+# SerialVersion).
 SERIAL_LOOPS = """\
 {
   for (unsigned int pdcc_bz = 0; pdcc_bz < pdcc_gridDim.z; ++pdcc_bz)
