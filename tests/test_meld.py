@@ -636,8 +636,13 @@ def test_a_lambda_a_side_calls_is_looked_into(before: str, call: str, rule: str 
         assert words in remark.message and "pdcc_then" not in result.text
 
 
-def test_a_function_object_or_pointer_a_side_calls_is_not_melded():
-    result = meld("#pragma meld\n  if (t & 1) { out[t] = op(in[t]); } else { out[t] = op(in[n]); }",
-                  head="int *out, const int *in, int (*op)(int), int n")
+@pytest.mark.parametrize("local, head", [
+    ("", "int *out, const int *in, int (*op)(int), int n"),                        # a parameter
+    ("  Sync op;\n", "int *out, const int *in, int n"),                          # a local declared without a value
+])
+def test_a_function_object_or_pointer_a_side_calls_is_not_melded(local: str, head: str):
+    before = "struct Sync { __device__ int operator()(int v) const { __syncthreads(); return v; } };\n"
+    result = meld(local + "#pragma meld\n  if (t & 1) { out[t] = op(in[t]); } else { out[t] = op(in[n]); }",
+                  before, head=head)
     remark = next(r for r in result.remarks if r.rule.id == "PDCC817")
     assert "'op' is a function object or pointer, whose body pdcc does not see" in remark.message

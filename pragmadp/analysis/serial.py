@@ -21,10 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pragmadp.analysis import ctype
 from pragmadp.cuda import headers
 from pragmadp.cuda.frontend import (Function, Node, Unit, called_name, kernel_call_syntax, launched_identifier,
-                                    node_text, walk)
+                                    local_bindings, node_text, walk)
 from pragmadp.report import rules
 from pragmadp.report.remarks import Rule
 
@@ -217,11 +216,9 @@ _TYPE_WRAPPERS = ("qualified_identifier", "template_type", "struct_specifier", "
 
 def _function_objects(unit: Unit, function_node: Node) -> frozenset[str]:
     """The names a function declares (parameters and locals) that may hold a function object: all but those
-    initialised with a lambda. Computed once per function."""
-    lambdas = {unit.text(name) for node in walk(function_node) if node.type == "init_declarator"
-               and (value := node.child_by_field_name("value")) is not None and value.type == "lambda_expression"
-               and (name := node.child_by_field_name("declarator")) is not None and name.type == "identifier"}
-    return frozenset(name for name in ctype.declared_types(unit, function_node) if name not in lambdas)
+    initialised with a lambda (whose body is searched where it is written). Computed once per function."""
+    return frozenset(name for name, bound in local_bindings(unit, function_node).items()
+                     if bound.type != "lambda_expression")
 
 
 def _constructs(declarator: Node) -> bool:

@@ -332,6 +332,26 @@ def declared_name(declarator: Node) -> Node | None:
     return node
 
 
+def local_bindings(unit: Unit, function_node: Node) -> dict[str, Node]:
+    """Each name a function declares (parameters and locals) and what a call of it reaches: the lambda it is
+    initialised with, else its declaration (a function object, a function pointer, a parameter). The first
+    declaration of a name stands for it. Computed once per function."""
+    return unit.analysis(_local_bindings, function_node)
+
+
+def _local_bindings(unit: Unit, function_node: Node) -> dict[str, Node]:
+    found: dict[str, Node] = {}
+    for node in walk(function_node):
+        if node.type in ("parameter_declaration", "optional_parameter_declaration", "declaration"):
+            for declarator in node.children_by_field_name("declarator"):
+                name = declared_name(declarator)
+                value = declarator.child_by_field_name("value") if declarator.type == "init_declarator" else None
+                if name is not None:
+                    found.setdefault(unit.text(name), value if value is not None and value.type ==
+                                     "lambda_expression" else node)
+    return found
+
+
 def _declarator(function_node: Node) -> Node | None:
     node = function_node.child_by_field_name("declarator")
     while node is not None and node.type != "function_declarator":

@@ -35,7 +35,7 @@ from pragmadp import ir
 from pragmadp.analysis import alignment, ctype, divergence, serial, writes
 from pragmadp.analysis.alignment import cost
 from pragmadp.cuda import lift
-from pragmadp.cuda.frontend import Function, Node, Unit, declared_name, declared_names, enclosing_function, walk
+from pragmadp.cuda.frontend import Function, Node, Unit, declared_names, enclosing_function, local_bindings, walk
 from pragmadp.directives import Directive, MeldThreshold, Value
 from pragmadp.report import rules
 from pragmadp.report.remarks import Kind, Remark, Rule
@@ -270,15 +270,7 @@ def _local_callee(unit: Unit, call: Node) -> Node | None:
     enclosing = enclosing_function(unit, call)
     if callee is None or callee.type != "identifier" or enclosing is None:
         return None
-    name = unit.text(callee)
-    for node in walk(enclosing.node):
-        if node.type in ("init_declarator", "parameter_declaration", "optional_parameter_declaration"):
-            declarator = node.child_by_field_name("declarator")
-            declared = declared_name(declarator) if declarator is not None else None
-            if declared is not None and unit.text(declared) == name:
-                value = node.child_by_field_name("value")
-                return value if value is not None and value.type == "lambda_expression" else node
-    return None
+    return local_bindings(unit, enclosing.node).get(unit.text(callee))
 
 
 def _inside(node: Node, limit: Node, kinds: tuple[str, ...]) -> bool:
