@@ -19,7 +19,7 @@ from pycparser import c_ast
 
 from pragmadp import ir
 from pragmadp.cuda import headers
-from pragmadp.cuda.frontend import Node, Unit, walk
+from pragmadp.cuda.frontend import Node, Unit, unwrapped_declarator, walk
 
 _DROPPED = re.compile(r"\b(const|__restrict__|__restrict|restrict|register|static|__shared__|__device__|"
                       r"__constant__|__managed__|extern|volatile)\b")
@@ -160,12 +160,10 @@ def _arrays(unit: Unit, function: Node) -> dict[str, int]:
 def _array_shape(declarator: Node) -> tuple[Node | None, int]:
     """The declared identifier and how many array declarators bind to it first (`s[16][8]`: 2, `*p[4]`: 1,
     `(*p)[16]`: 0)."""
-    while declarator.type == "init_declarator":
-        inner = declarator.child_by_field_name("declarator")
-        if inner is None:
-            return None, 0
-        declarator = inner
-    dimensions = 0
+    unwrapped = unwrapped_declarator(declarator)
+    if unwrapped is None:
+        return None, 0
+    declarator, dimensions = unwrapped, 0
     while declarator.type == "array_declarator":
         inner = declarator.child_by_field_name("declarator")
         if inner is None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from pragmadp.cuda import headers
 from pragmadp.cuda.frontend import (Function, Node, Unit, called_name, kernel_call_syntax, launched_identifier,
-                                    local_bindings, node_text, walk)
+                                    local_bindings, node_text, unwrapped_declarator, walk)
 from pragmadp.report import rules
 from pragmadp.report.remarks import Rule
 
@@ -225,12 +225,8 @@ def _constructs(declarator: Node) -> bool:
     """Whether a declarator in a function body makes an object (`t(3)`, `t{3}`, `t`, `t[4]`), not a pointer
     or reference to one. (`Tile t(n);` parses as a function's declaration, which a function body hardly ever
     holds: taken as the object it almost certainly is.)"""
-    while declarator.type == "init_declarator":
-        inner = declarator.child_by_field_name("declarator")
-        if inner is None:
-            return False
-        declarator = inner
-    return declarator.type not in ("pointer_declarator", "reference_declarator")
+    unwrapped = unwrapped_declarator(declarator)
+    return unwrapped is not None and unwrapped.type not in ("pointer_declarator", "reference_declarator")
 
 
 def _names_the_callee(identifier: Node) -> bool:

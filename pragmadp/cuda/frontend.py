@@ -332,6 +332,17 @@ def declared_name(declarator: Node) -> Node | None:
     return node
 
 
+def unwrapped_declarator(declarator: Node) -> Node | None:
+    """What an init_declarator declares, without its value (`s[4] = {}`: `s[4]`); any other declarator as it is;
+    None for an init_declarator that tree-sitter left without one."""
+    while declarator.type == "init_declarator":
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:
+            return None
+        declarator = inner
+    return declarator
+
+
 def local_bindings(unit: Unit, function_node: Node) -> dict[str, Node]:
     """Each name a function declares (parameters and locals) and what a call of it reaches: the lambda it is
     initialised with, else its declaration (a function object, a function pointer, a parameter). The first
