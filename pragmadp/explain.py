@@ -265,6 +265,17 @@ EXPLANATIONS: dict[str, str] = {
         written. Define the function in a header the file includes (inline __device__), or remove the pragma.
         (Functions that are not declared in the file or its headers at all, CUDA's own among them, are assumed
         not to cooperate.)""",
+    "PDCC525": """\
+        The child, or a device function it calls, calls __nanosleep. pdcc's serial version of a child runs in
+        the lanes of the parent's warp that do not launch (below the threshold, or when a launch fails), beside
+        lanes that do. Measured on sm_90 (bench/results/2026-12-06-h100-inline-serial-split): a yield point in
+        that loop, and __nanosleep is one, lets the warp run its launching lanes first, and the device runtime's
+        launch clears the warp's convergence barrier, so the lanes never meet again and the program hangs. pdcc
+        keeps its serial version out of line, where ptxas puts no yield point, unless the child asks for one.
+        So a child that sleeps gets no serial version: threshold leaves the launch as written, and a failed
+        launch of an aggregated or budgeted site is retried instead of run in the parent. Coarsening, aggregation
+        and consolidation are not affected. Drop the __nanosleep (a spin without it), or the threshold
+        clause.""",
     "PDCC518": """\
         pdcc's copies of the child's body take threadIdx, blockIdx, blockDim and gridDim as parameters (the
         outlined `child__pdcc_thread`), so that the serial path, a coarsened block or an aggregated block can

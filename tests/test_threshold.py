@@ -34,6 +34,7 @@ def run(child: str, parent: str = PARENT):
     ("auto b = cooperative_groups::this_thread_block(); b.sync();", "PDCC513", "cooperative groups"),
     ("if (n > 1) child<<<1, 1>>>(x, n / 2);", "PDCC514", "launches itself"),
     ('asm volatile("membar.gl;");', "PDCC516", "inline assembly"),
+    ("while (atomicAdd(x, 0) == 0) __nanosleep(64);", "PDCC525", "calls '__nanosleep'"),
 ])
 def test_children_that_cannot_run_serially(body: str, rule: str, words: str):
     result = run(f"__global__ void child(int* x, int n) {{ {body} }}\n")
@@ -43,6 +44,17 @@ def test_children_that_cannot_run_serially(body: str, rule: str, words: str):
     assert (missed[0].location.line, missed[0].location.column) == (4, 12)  # the threshold clause
     assert "child<<<(n + 31) / 32, 32>>>(x, n);" in result.text
     assert "__pdcc_serial" not in result.text
+
+
+def test_a_sleeping_child_keeps_no_serial_version_but_is_coarsened_and_aggregated(tmp_path):
+    """A yield point in the serial loop hangs the warp beside its launching lanes (PDCC525): no serial version
+    anywhere, not even as a failed launch's fallback (pdcc::Retry); the other passes do not run it so."""
+    parent = PARENT.replace("threshold(16)", "threshold(16) coarsen(4) consldt(block)")
+    result = run("__global__ void child(int* x, int n) { while (atomicAdd(x, 0) == 0) __nanosleep(64); }\n", parent)
+    assert [(r.rule.id, r.kind.value) for r in result.remarks if r.kind.value != "analysis"] == [
+        ("PDCC525", "missed"), ("PDCC550", "applied"), ("PDCC560", "applied")]
+    assert "__pdcc_serial" not in result.text and "pdcc::Retry()" in result.text
+    assert_compiles(result.text, tmp_path)
 
 
 def test_obstacle_in_a_called_device_function_is_found():

@@ -12,8 +12,10 @@ every function of that name) are checked too, in this file and in the headers it
 device code calls runs on the device). So are a function object's `operator()` (every one of that name)
 and the constructors and destructor of an object the child makes (`_callees` says which forms). A device
 function they declare but do not define (another translation unit's, with -rdc) is an obstacle of its own,
-since pdcc cannot see what it does (PDCC524). Functions they do not declare (CUDA's, the C++ library's, a header included with <...>) and
-overloaded operators other than `()` are not followed and are assumed not to cooperate.
+since pdcc cannot see what it does (PDCC524). So is `__nanosleep`: a yield point in the serial loop hangs
+the warp beside its launching lanes (PDCC525). Functions they do not declare (CUDA's, the C++ library's, a
+header included with <...>) and overloaded operators other than `()` are not followed and are assumed not to
+cooperate.
 """
 
 from __future__ import annotations
@@ -132,6 +134,10 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
         elif _WARP.match(text):
             yield Obstacle(rules.CHILD_WARP, f"child '{child.name}' uses the warp intrinsic '{text}'{where}", at,
                            function.name, text)
+        elif text == "__nanosleep":
+            yield Obstacle(rules.CHILD_SLEEPS, f"child '{child.name}' calls '__nanosleep'{where}, a point where the "
+                           "warp may yield: a warp whose lanes run the serial version while others launch hangs "
+                           "there on sm_90", at, function.name, text)
         elif _COOPERATIVE.match(text):
             yield Obstacle(rules.CHILD_COOPERATIVE, f"child '{child.name}' uses cooperative groups ('{text}'){where}",
                            at, function.name, text)
