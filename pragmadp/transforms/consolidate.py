@@ -225,9 +225,11 @@ class Recursion:
 def runs_small_items_here(plan: SitePlan, context: Context) -> bool:
     """Whether the site's recursion is consolidated with items that a thread may run alone (asked before the
     passes plan it: the threshold pass then runs small items through `serial_call`). Items whose blocks run
-    as launched (their threads synchronise) cannot: the threshold is then missed for them."""
+    as launched (their threads synchronise) cannot, nor a child that sleeps (PDCC525: lanes beside it may launch
+    an item past the buffer): the threshold is then missed for them."""
     recursion = _recursion(context, plan.site)
-    return not recursion.problems and recursion.as_launched is None
+    return not recursion.problems and recursion.as_launched is None and \
+        not any(o.rule is rules.CHILD_SLEEPS for o in plan.child.obstacles)
 
 
 def serial_call(context: Context, plan: SitePlan) -> ir.ExprStmt:
