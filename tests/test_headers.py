@@ -60,6 +60,18 @@ def test_a_barrier_in_a_header_callee_keeps_the_child_from_running_serially(tmp_
     assert missed[0].location.file == "src/k.cu"
 
 
+def test_a_class_of_a_header_that_an_object_builds_implicitly_is_searched(tmp_path: Path):
+    """A member's class in one header, the class that holds it in another: the member's constructor runs
+    where the child declares the holder, without a word of it in the child."""
+    write(tmp_path / "src" / "tile.cuh", "#pragma once\nstruct Tile { __device__ Tile() { __syncthreads(); } };\n")
+    write(tmp_path / "src" / "holder.cuh", '#pragma once\n#include "tile.cuh"\nstruct Holder { int k; Tile t; };\n')
+    child = '#include "holder.cuh"\n__global__ void child(int* x, int n) { Holder h; x[0] = h.k; }\n'
+    source = write(tmp_path / "src" / "k.cu", child + THRESHOLD_PARENT)
+    missed = [r for r in transform_path(str(source), "src/k.cu").remarks if r.kind.value == "missed"]
+    assert [r.rule.id for r in missed] == ["PDCC510"]
+    assert "'__syncthreads' (in 'Tile', which it calls, src/tile.cuh:2) at line 2" in missed[0].message
+
+
 def test_a_header_is_found_in_the_include_directories_after_the_including_files_own(tmp_path: Path):
     write(tmp_path / "include" / "tile.cuh", BARRIER_HEADER)
     assert not [r for r in threshold_remarks(tmp_path, '#include "tile.cuh"') if r.kind.value == "missed"]

@@ -57,6 +57,34 @@ def test_a_sleeping_child_keeps_no_serial_version_but_is_coarsened_and_aggregate
     assert_compiles(result.text, tmp_path)
 
 
+PARTS = """
+struct Tile { int v; __device__ Tile() : v(0) { __syncthreads(); } };
+struct Guard { __device__ ~ Guard() { __syncthreads(); } };
+struct Holder { int k; Tile t; };
+struct Derived : public Tile { int k; };
+namespace ns { template <int N> struct Outer { Holder h[N]; }; }
+struct Keeper { Guard g; };
+struct Safe { Tile* p; Tile& r; static Tile s; __device__ Tile make(); int k; };
+"""
+
+
+@pytest.mark.parametrize("body, found", [
+    ("Holder h; x[0] = h.k;", "(in 'Tile', which it calls)"),          # a member's constructor
+    ("Derived d; x[0] = d.k;", "(in 'Tile', which it calls)"),         # a base's
+    ("ns::Outer<2> o; x[0] = 1;", "(in 'Tile', which it calls)"),      # through a member of a member, an array
+    ("Holder* h = new Holder; x[0] = h->k;", "(in 'Tile', which it calls)"),
+    ("{ Keeper k; x[0] = 1; }", "(in '~Guard', which it calls)"),      # a member's destructor
+    ("Safe s; x[0] = s.k;", None),                                     # pointers, references, statics, methods
+])
+def test_classes_an_object_builds_implicitly_are_searched(body, found):
+    result = run(PARTS + f"__global__ void child(int* x, int n) {{ {body} }}\n")
+    missed = [r for r in result.remarks if r.kind.value == "missed"]
+    if found is None:
+        assert not missed and "__pdcc_serial" in result.text
+    else:
+        assert [r.rule.id for r in missed] == ["PDCC510"] and found in missed[0].message
+
+
 def test_obstacle_in_a_called_device_function_is_found():
     result = run("__device__ void helper() { __syncthreads(); }\n"
                  "__global__ void child(int* x, int n) { helper(); }\n")

@@ -10,9 +10,10 @@ the child's own body. Device functions the child calls (by name, qualified name,
 every function of that name) are checked too, in this file and in the headers it includes with quotes
 (cuda/headers.py), whatever their qualifiers say (`#define DEV __device__` hides the word; a function
 device code calls runs on the device). So are a function object's `operator()` (every one of that name)
-and the constructors and destructor of an object the child makes (`_callees` says which forms). A device
-function they declare but do not define (another translation unit's, with -rdc) is an obstacle of its own,
-since pdcc cannot see what it does (PDCC524). So is `__nanosleep`: a yield point in the serial loop hangs
+and the constructors and destructor of an object the child makes (`_callees` says which forms), and of the
+bases and members that object builds implicitly. A device function they declare but do not define
+(another translation unit's, with -rdc) is an obstacle of its own, since pdcc cannot see what it does
+(PDCC524). So is `__nanosleep`: a yield point in the serial loop hangs
 the warp beside its launching lanes (PDCC525). Functions they do not declare (CUDA's, the C++ library's, a
 header included with <...>) and overloaded operators other than `()` are not followed and are assumed not to
 cooperate.
@@ -25,7 +26,8 @@ from dataclasses import dataclass
 
 from pragmadp.cuda import headers
 from pragmadp.cuda.frontend import (Function, Node, Unit, called_name, kernel_call_syntax, launched_identifier,
-                                    local_bindings, node_text, unwrapped_declarator, walk)
+                                    local_bindings, node_text, plain_type_name, required, unwrapped_declarator,
+                                    walk)
 from pragmadp.report import rules
 from pragmadp.report.remarks import Rule
 
@@ -142,7 +144,7 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
             yield Obstacle(rules.CHILD_COOPERATIVE, f"child '{child.name}' uses cooperative groups ('{text}'){where}",
                            at, function.name, text)
         else:
-            for name in _callees(owner, function, node, text):
+            for name in _with_parts(unit, _callees(owner, function, node, text)):
                 if name in visited:
                     continue
                 callees = headers.bodies(unit, name)
@@ -194,8 +196,8 @@ def _callees(owner: Unit, function: Function, node: Node, text: str) -> tuple[st
     - a class's constructors and destructor where an object of it is made: a declaration (`Tile t(3);`,
       `ns::Tile<4> t{3};`, `struct Tile t;`, an array of them), a range-for's variable, `new Tile(3)` (its
       constructors only).
-    Not followed: objects built implicitly (members, base classes), function objects that are globals,
-    references or members, and overloaded operators other than `()`."""
+    `_with_parts` adds the classes such an object builds implicitly (bases, members). Not followed: function
+    objects that are globals, references or members, and overloaded operators other than `()`."""
     if node.type in ("identifier", "field_identifier") and _names_the_callee(node):
         plain = node.type == "identifier" and node.parent is not None and node.parent.type == "call_expression"
         objects = ("operator()",) if plain and text in owner.analysis(_function_objects, function.node) else ()
@@ -215,6 +217,47 @@ def _callees(owner: Unit, function: Function, node: Node, text: str) -> tuple[st
             map(_constructs, made.children_by_field_name("declarator"))):
         return (text, f"~{text}")
     return ()
+
+
+def _with_parts(unit: Unit, names: tuple[str, ...]) -> tuple[str, ...]:
+    """`names`, and for each class among them whose constructor is named, the constructors of the classes an
+    object of it builds implicitly (`_parts`), with their destructors where its own is named."""
+    found = list(names)
+    for name in names:
+        if not name.startswith("~"):
+            for part in unit.analysis(_parts, name):
+                found += [part, f"~{part}"] if f"~{name}" in names else [part]
+    return tuple(found)
+
+
+def _parts(unit: Unit, name: str) -> tuple[str, ...]:
+    """The classes an object of class `name` builds without a word in the code: its bases, its members that are
+    objects (not pointers, references or static members), and theirs in turn, found in the file and its headers
+    (every class of that name). Computed once per name."""
+    found: list[str] = []
+    pending = [name]
+    while pending:
+        for owner, definition in headers.classes(unit, pending.pop()):
+            for part in _direct_parts(owner, definition):
+                if part != name and part not in found:
+                    found.append(part)
+                    pending.append(part)
+    return tuple(found)
+
+
+def _direct_parts(owner: Unit, definition: Node):
+    """The names of a class definition's bases and of the classes of its members that are objects."""
+    for clause in (c for c in definition.named_children if c.type == "base_class_clause"):
+        yield from filter(None, (plain_type_name(owner, base) for base in clause.named_children))
+    for member in required(definition, "body").named_children:
+        if member.type != "field_declaration" or any(owner.text(c) == "static" for c in member.children
+                                                     if c.type == "storage_class_specifier"):
+            continue
+        part = plain_type_name(owner, member.child_by_field_name("type"))
+        declared = (unwrapped_declarator(d) for d in member.children_by_field_name("declarator"))
+        if part is not None and any(d is not None and d.type not in ("pointer_declarator", "reference_declarator",
+                                                                     "function_declarator") for d in declared):
+            yield part   # (a method's declaration is a function_declarator: no object)
 
 
 _TYPE_WRAPPERS = ("qualified_identifier", "template_type", "struct_specifier", "class_specifier")

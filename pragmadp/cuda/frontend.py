@@ -343,6 +343,16 @@ def unwrapped_declarator(declarator: Node) -> Node | None:
     return declarator
 
 
+def plain_type_name(unit: Unit, node: Node | None) -> str | None:
+    """The name a type is declared under, without scope, template arguments or tag (`ns::Box<4>`, `struct Box`:
+    `Box`); None for
+    a type of no name of its own (`int`, `decltype(x)`)."""
+    while node is not None and node.type in ("qualified_identifier", "template_type", "struct_specifier",
+                                             "class_specifier"):
+        node = node.child_by_field_name("name")
+    return unit.text(node) if node is not None and node.type == "type_identifier" else None
+
+
 def local_bindings(unit: Unit, function_node: Node) -> dict[str, Node]:
     """Each name a function declares (parameters and locals) and what a call of it reaches: the lambda it is
     initialised with, else its declaration (a function object, a function pointer, a parameter). The first

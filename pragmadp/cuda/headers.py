@@ -78,6 +78,24 @@ def bodies(unit: Unit, name: str) -> list[tuple[Unit, Function]]:
     return [(owner, f) for owner, f in definitions(unit, name) if f.body is not None]
 
 
+def classes(unit: Unit, name: str) -> list[tuple[Unit, frontend.Node]]:
+    """Every struct or class called `name` (its plain name: a namespace's or a template of that name too) defined
+    with a body, in the file and in its headers, with the unit each is in."""
+    word = name.encode()
+    return [(u, node) for u in (unit, *(header.unit for header in included(unit) if word in header.source.data))
+            for node in u.analysis(_classes).get(name, ())]
+
+
+def _classes(unit: Unit) -> dict[str, list[frontend.Node]]:
+    found: dict[str, list[frontend.Node]] = collections.defaultdict(list)
+    for node in frontend.walk(unit.tree.root_node):
+        if node.type in ("struct_specifier", "class_specifier") and node.child_by_field_name("body") is not None:
+            name = frontend.plain_type_name(unit, node.child_by_field_name("name"))
+            if name is not None:
+                found[name].append(node)
+    return found
+
+
 def declared_on_device(unit: Unit, name: str) -> bool:
     """Whether the file or one of its headers declares a `__device__` (or `__global__`) function `name`,
     written so or through a macro (`#define DEV __device__` ... `DEV void f(int*);`)."""
