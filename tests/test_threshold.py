@@ -85,6 +85,44 @@ def test_classes_an_object_builds_implicitly_are_searched(body, found):
         assert [r.rule.id for r in missed] == ["PDCC510"] and found in missed[0].message
 
 
+BUILT = "struct Tile { __device__ Tile() { __syncthreads(); } };\ntemplate <class T> struct Box { T v; };\n"
+
+
+@pytest.mark.parametrize("classes, made, rule, found", [
+    # what a constructor runs besides its body: members' default values, its initialiser list
+    ("struct H { int tid = threadIdx.x; };", "H h; x[h.tid] = 1;", "PDCC518", "member initialiser of 'H'"),
+    ("__device__ int f() { __syncthreads(); return 1; } struct H { int k{f()}; };", "H h; x[h.k] = 1;", "PDCC510",
+     "(in 'f', which it calls)"),
+    ("struct P { int tid = threadIdx.x; }; struct H { P p; };", "H h; x[0] = 1;", "PDCC518",
+     "member initialiser of 'P'"),
+    ("struct H { int v; __device__ H() : v(threadIdx.x) {} };", "H h; x[h.v] = 1;", "PDCC518", "(in 'H', which"),
+    # classes named by template arguments, aliases, unnamed structs, CUDA's alignment
+    ("struct H { int k; Box<Tile> b; };", "H h; x[0] = h.k;", "PDCC510", "(in 'Tile'"),
+    ("", "Box<Tile> b; x[0] = 1;", "PDCC510", "(in 'Tile'"),
+    ("template <class B> struct D : B {};", "D<Tile> d; x[0] = 1;", "PDCC510", "(in 'Tile'"),
+    ("using H = Box<Tile>;", "H h; x[0] = 1;", "PDCC510", "(in 'Tile'"),
+    ("typedef struct { int k; Tile t; } H;", "H h; x[0] = h.k;", "PDCC510", "(in 'Tile'"),
+    ("typedef Tile TileT; struct H { int k; TileT t; };", "H h; x[0] = h.k;", "PDCC510", "(in 'Tile'"),
+    ("struct H { int k; struct { Tile t; } in; };", "H h; x[0] = h.k;", "PDCC510", "(in 'Tile'"),
+    ("struct __align__(16) H { int k; Tile t; };", "H h; x[0] = h.k;", "PDCC510", "(in 'Tile'"),
+    ("union U { int a; __device__ U() { __syncthreads(); } }; struct H { int k; union U u; };", "H h; x[0] = h.k;",
+     "PDCC510", "(in 'U'"),
+    # not built: a host-only constructor (device code cannot call it), a pointer or reference to an array
+    ("__global__ void fill(int* p) { *p = 0; }\n"
+     "struct A { int* p; __host__ A(int m) { fill<<<1, 1>>>(p); } __host__ __device__ A() : p(0) {} };\n"
+     "struct H { A a; int k; };", "H h; x[0] = h.k;", None, None),
+    ("struct H { int k; Tile (&ra)[4]; Tile* pa[2]; };", "H& h = *(H*)x; x[0] = h.k;", None, None),
+    ("struct H { int k = 3; float f; };", "H h; x[0] = h.k;", None, None),
+])
+def test_what_building_an_object_runs_is_searched(classes, made, rule, found):
+    result = run(BUILT + classes + f"\n__global__ void child(int* x, int n) {{ {made} }}\n")
+    missed = [r for r in result.remarks if r.kind.value == "missed"]
+    if rule is None:
+        assert not missed and "__pdcc_serial" in result.text
+    else:
+        assert [r.rule.id for r in missed] == [rule] and found in missed[0].message
+
+
 def test_obstacle_in_a_called_device_function_is_found():
     result = run("__device__ void helper() { __syncthreads(); }\n"
                  "__global__ void child(int* x, int n) { helper(); }\n")

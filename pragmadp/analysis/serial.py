@@ -9,12 +9,13 @@ is refused because pdcc cannot see what it does. Nor when the child reads `threa
 the child's own body. Device functions the child calls (by name, qualified name, template or method call:
 every function of that name) are checked too, in this file and in the headers it includes with quotes
 (cuda/headers.py), whatever their qualifiers say (`#define DEV __device__` hides the word; a function
-device code calls runs on the device). So are a function object's `operator()` (every one of that name)
-and the constructors and destructor of an object the child makes (`_callees` says which forms), and of the
-bases and members that object builds implicitly. A device function they declare but do not define
-(another translation unit's, with -rdc) is an obstacle of its own, since pdcc cannot see what it does
-(PDCC524). So is `__nanosleep`: a yield point in the serial loop hangs
-the warp beside its launching lanes (PDCC525). Functions they do not declare (CUDA's, the C++ library's, a
+device code calls runs on the device) unless they say `__host__` alone, which device code cannot call. So
+are a function object's `operator()` (every one of that name) and the constructors and destructor of an
+object the child makes (`_callees` says which forms), with their initialiser lists, the class's members'
+default values, and the same for the bases and members it builds implicitly (`_parts`: through template
+arguments, aliases and unnamed structs too). A device function they declare but do not define (another
+translation unit's, with -rdc) is an obstacle of its own, since pdcc cannot see what it does (PDCC524). So
+is `__nanosleep`: a yield point in the serial loop hangs the warp beside its launching lanes (PDCC525). Functions they do not declare (CUDA's, the C++ library's, a
 header included with <...>) and overloaded operators other than `()` are not followed and are assumed not to
 cooperate.
 """
@@ -22,6 +23,7 @@ cooperate.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pragmadp.cuda import headers
@@ -100,8 +102,7 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
     header, each obstacle stands at `entry`, the call in the child's file that leads there, and its message
     says where in the header it is."""
     visited.add(function.name)
-    assert function.body is not None   # children and callees are searched only when they have a body
-    for node in walk(function.body):
+    for node in _code(function):
         where = _where(unit, child, owner, function, node)
         at = node if entry is None else entry
         text = owner.text(node) if node.child_count == 0 or node.type in _ASM else ""
@@ -148,7 +149,9 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
                 if name in visited:
                     continue
                 callees = headers.bodies(unit, name)
-                for callee_unit, callee in callees:
+                built = [] if name.startswith("~") else headers.classes(unit, name)
+                for callee_unit, callee in [*((u, f) for u, f in callees if not headers.host_only(unit, f)),
+                                            *((u, _initialisers(u, c, name)) for u, c in built)]:
                     yield from _search(unit, child, callee_unit, callee, entry if entry is not None or
                                        callee_unit is unit else at, visited, macros)
                 if not callees and headers.declared_on_device(unit, name):
@@ -179,11 +182,35 @@ def _called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
 
 def _where(unit: Unit, child: Function, owner: Unit, function: Function, node: Node) -> str:
     """Where in the child's callees a node is: nothing in the child itself, ` (in 'f', which it calls)` in
-    a function of its file, ` (in 'f', which it calls, tile.cuh:12)` in a header's."""
+    a function of its file, ` (in 'f', which it calls, tile.cuh:12)` in a header's, ` (in a member initialiser of
+    'Tile', which it builds)` in a class's."""
     if function is child:
         return ""
     line = "" if owner is unit else f", {owner.source.display_path}:{owner.source.line_of(node.start_byte)}"
+    if function.node.type != "function_definition":
+        return f" (in a member initialiser of '{function.name}', which it builds{line})"
     return f" (in '{function.name}', which it calls{line})"
+
+
+def _code(function: Function) -> Iterator[Node]:
+    """The nodes a call of `function` runs: a constructor's initialiser list, then its body; for a class's
+    `_initialisers`, its members' default values (those of unnamed member structs too)."""
+    if function.node.type != "function_definition":
+        for member in _members(function.node):
+            value = member.child_by_field_name("default_value")
+            if value is not None:
+                yield from walk(value)
+        return
+    for part in function.node.children:
+        if part.type == "field_initializer_list" or part == function.body:
+            yield from walk(part)
+
+
+def _initialisers(owner: Unit, definition: Node, name: str) -> Function:
+    """What building an object of a class runs besides its constructors' bodies: its members' default values
+    (`int tid = threadIdx.x;`, run by every constructor, the implicit one too), searched as a function would be
+    (`_code`)."""
+    return Function(name, definition, definition, None, frozenset())
 
 
 def _callees(owner: Unit, function: Function, node: Node, text: str) -> tuple[str, ...]:
@@ -237,7 +264,8 @@ def _parts(unit: Unit, name: str) -> tuple[str, ...]:
     found: list[str] = []
     pending = [name]
     while pending:
-        for owner, definition in headers.classes(unit, pending.pop()):
+        looked_up = pending.pop()
+        for owner, definition in [*headers.classes(unit, looked_up), *headers.aliases(unit, looked_up)]:
             for part in _direct_parts(owner, definition):
                 if part != name and part not in found:
                     found.append(part)
@@ -245,22 +273,49 @@ def _parts(unit: Unit, name: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _direct_parts(owner: Unit, definition: Node):
-    """The names of a class definition's bases and of the classes of its members that are objects."""
+def _direct_parts(owner: Unit, definition: Node) -> Iterator[str]:
+    """The names of the classes a class definition builds: its bases, the classes of its members that are
+    objects and those their template arguments name (`Box<Tile> b;`: Box and Tile, either may be built), and
+    what an alias names stands for."""
     for clause in (c for c in definition.named_children if c.type == "base_class_clause"):
-        yield from filter(None, (plain_type_name(owner, base) for base in clause.named_children))
+        for base in clause.named_children:
+            yield from _named_types(owner, base)
+    if definition.type in ("type_definition", "alias_declaration", "type_descriptor") or \
+            definition.child_by_field_name("body") is None:   # an alias's target type
+        yield from _named_types(owner, definition)
+        return
+    for member in _members(definition):
+        if any(_constructs(d, in_class=True) for d in member.children_by_field_name("declarator")):
+            yield from _named_types(owner, required(member, "type"))
+
+
+def _members(definition: Node) -> Iterator[Node]:
+    """A class definition's field declarations other than static ones, with those of the unnamed structs and
+    unions its members are (`struct { Tile t; } in;`), whose objects it holds."""
     for member in required(definition, "body").named_children:
-        if member.type != "field_declaration" or any(owner.text(c) == "static" for c in member.children
-                                                     if c.type == "storage_class_specifier"):
+        if member.type != "field_declaration" or any(c.type == "storage_class_specifier" and
+                                                     node_text(c) == "static" for c in member.children):
             continue
-        part = plain_type_name(owner, member.child_by_field_name("type"))
-        declared = (unwrapped_declarator(d) for d in member.children_by_field_name("declarator"))
-        if part is not None and any(d is not None and d.type not in ("pointer_declarator", "reference_declarator",
-                                                                     "function_declarator") for d in declared):
-            yield part   # (a method's declaration is a function_declarator: no object)
+        yield member
+        kind = member.child_by_field_name("type")
+        if kind is not None and kind.type in ("struct_specifier", "class_specifier", "union_specifier") and \
+                kind.child_by_field_name("name") is None and kind.child_by_field_name("body") is not None:
+            yield from _members(kind)
 
 
-_TYPE_WRAPPERS = ("qualified_identifier", "template_type", "struct_specifier", "class_specifier")
+def _named_types(owner: Unit, type_node: Node) -> Iterator[str]:
+    """The classes a type names: its own and every one its template arguments name (`ns::Box<Tile*>`: Box,
+    Tile; taking a pointer's class for built errs on the safe side)."""
+    own = plain_type_name(owner, type_node)
+    if own is not None:
+        yield own
+    yield from (owner.text(n) for n in walk(type_node) if n.type == "type_identifier" and owner.text(n) != own)
+
+
+# What a type's name may sit in within the type a declaration names: `ns::Tile`, `Tile<4>`, `struct Tile`, and a
+# template argument, `Box<Tile>` (an object of Box<Tile> may build a Tile).
+_TYPE_WRAPPERS = ("qualified_identifier", "template_type", "struct_specifier", "class_specifier", "union_specifier",
+                  "type_descriptor", "template_argument_list")
 
 
 def _function_objects(unit: Unit, function_node: Node) -> frozenset[str]:
@@ -270,12 +325,20 @@ def _function_objects(unit: Unit, function_node: Node) -> frozenset[str]:
                      if bound.type != "lambda_expression")
 
 
-def _constructs(declarator: Node) -> bool:
-    """Whether a declarator in a function body makes an object (`t(3)`, `t{3}`, `t`, `t[4]`), not a pointer
-    or reference to one. (`Tile t(n);` parses as a function's declaration, which a function body hardly ever
-    holds: taken as the object it almost certainly is.)"""
-    unwrapped = unwrapped_declarator(declarator)
-    return unwrapped is not None and unwrapped.type not in ("pointer_declarator", "reference_declarator")
+def _constructs(declarator: Node, in_class: bool = False) -> bool:
+    """Whether a declarator makes an object (`t(3)`, `t{3}`, `t`, `t[4]`), not a pointer or reference to one,
+    wherever in the declarator it is (`*p[4]`, `(&r)[4]`). In a function body `Tile t(n);` parses as a function's
+    declaration, which a function body hardly ever holds: taken as the object it almost certainly is; in a class
+    (`in_class`) it is the method it says."""
+    node = unwrapped_declarator(declarator)
+    while node is not None:
+        if node.type in ("pointer_declarator", "reference_declarator") or \
+                in_class and node.type == "function_declarator":
+            return False
+        inner = node.child_by_field_name("declarator")
+        node = inner if inner is not None or node.type != "parenthesized_declarator" else \
+            next(iter(node.named_children), None)
+    return True
 
 
 def _names_the_callee(identifier: Node) -> bool:

@@ -193,7 +193,7 @@ def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] 
     # as an empty document.
     concerns_pdcc = found or b"<<<" in source.data or \
         auto and (b"__global__" in source.data or b"__device__" in source.data)
-    tree = _parser().parse(pragmas.masked(source.data, found) if concerns_pdcc else b"")
+    tree = _parser().parse(_without_attribute_macros(pragmas.masked(source.data, found)) if concerns_pdcc else b"")
     unit = Unit(source, tree, pragma_at={pragma.span.start: pragma for pragma in found}, include_dirs=include_dirs,
                 defines=dict(defines or {}))
     captures = _add_functions(unit)
@@ -210,10 +210,19 @@ def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] 
     return unit
 
 
+# CUDA's alignment and built-in type markers, which tree-sitter-cuda does not know: `struct __align__(16) T {...}`
+# parses as a function `T` of type `struct __align__`. The parser sees spaces in their place (offsets stay).
+_ATTRIBUTE_MACROS = re.compile(rb"\b__(?:builtin_)?align__\s*\([^()]*\)|\b__device_builtin__\b")
+
+
+def _without_attribute_macros(data: bytes) -> bytes:
+    return _ATTRIBUTE_MACROS.sub(lambda m: b" " * len(m.group()), data) if b"__" in data else data
+
+
 def index(source: SourceFile) -> Unit:
     """A header's functions, for the analyses that follow calls into it (headers.py): parsed whole, its
     pragmas neither read nor bound (pdcc transforms the files it compiles, not their headers)."""
-    unit = Unit(source, _parser().parse(source.data))
+    unit = Unit(source, _parser().parse(_without_attribute_macros(source.data)))
     _add_functions(unit)
     return unit
 
@@ -348,7 +357,7 @@ def plain_type_name(unit: Unit, node: Node | None) -> str | None:
     `Box`); None for
     a type of no name of its own (`int`, `decltype(x)`)."""
     while node is not None and node.type in ("qualified_identifier", "template_type", "struct_specifier",
-                                             "class_specifier"):
+                                             "class_specifier", "union_specifier"):
         node = node.child_by_field_name("name")
     return unit.text(node) if node is not None and node.type == "type_identifier" else None
 

@@ -79,21 +79,53 @@ def bodies(unit: Unit, name: str) -> list[tuple[Unit, Function]]:
 
 
 def classes(unit: Unit, name: str) -> list[tuple[Unit, frontend.Node]]:
-    """Every struct or class called `name` (its plain name: a namespace's or a template of that name too) defined
-    with a body, in the file and in its headers, with the unit each is in."""
+    """Every struct, class or union called `name` (its plain name: a namespace's or a template of that name too,
+    or a typedef's of an unnamed one) defined with a body, in the file and in its headers, with the unit each is
+    in."""
+    return [(u, node) for u in _units_naming(unit, name) for node in u.analysis(_types)[0].get(name, ())]
+
+
+def aliases(unit: Unit, name: str) -> list[tuple[Unit, frontend.Node]]:
+    """The types a `typedef` or `using` of that name stands for (other than a struct it defines), in the file
+    and in its headers, with the unit each is in."""
+    return [(u, node) for u in _units_naming(unit, name) for node in u.analysis(_types)[1].get(name, ())]
+
+
+def host_only(unit: Unit, function: Function) -> bool:
+    """Whether a definition says `__host__` and neither `__device__` nor a macro that may spell it: device code
+    cannot call it."""
+    return function.qualifiers == {"__host__"} and not any(
+        child.type != "compound_statement" and frontend.node_text(child) in unit.analysis(_device_macros)
+        for child in function.node.children)
+
+
+def _units_naming(unit: Unit, name: str) -> list[Unit]:
     word = name.encode()
-    return [(u, node) for u in (unit, *(header.unit for header in included(unit) if word in header.source.data))
-            for node in u.analysis(_classes).get(name, ())]
+    return [unit, *(header.unit for header in included(unit) if word in header.source.data)]
 
 
-def _classes(unit: Unit) -> dict[str, list[frontend.Node]]:
-    found: dict[str, list[frontend.Node]] = collections.defaultdict(list)
+def _types(unit: Unit) -> tuple[dict[str, list[frontend.Node]], dict[str, list[frontend.Node]]]:
+    defined: dict[str, list[frontend.Node]] = collections.defaultdict(list)
+    aliased: dict[str, list[frontend.Node]] = collections.defaultdict(list)
     for node in frontend.walk(unit.tree.root_node):
-        if node.type in ("struct_specifier", "class_specifier") and node.child_by_field_name("body") is not None:
+        if node.type in _CLASSES and node.child_by_field_name("body") is not None:
             name = frontend.plain_type_name(unit, node.child_by_field_name("name"))
             if name is not None:
-                found[name].append(node)
-    return found
+                defined[name].append(node)
+        elif node.type in ("type_definition", "alias_declaration"):
+            target = node.child_by_field_name("type")
+            if target is not None and target.type == "type_descriptor":
+                target = target.child_by_field_name("type")
+            names = node.children_by_field_name("declarator") if node.type == "type_definition" else \
+                [node.child_by_field_name("name")]
+            for declared in names:
+                if declared is not None and declared.type == "type_identifier" and target is not None:
+                    body = target.type in _CLASSES and target.child_by_field_name("body") is not None
+                    (defined if body else aliased)[unit.text(declared)].append(target)
+    return defined, aliased
+
+
+_CLASSES = ("struct_specifier", "class_specifier", "union_specifier")
 
 
 def declared_on_device(unit: Unit, name: str) -> bool:

@@ -160,7 +160,10 @@ def plan(plan: SitePlan, context: Context) -> Applied | Missed:
     clause = plan.clause(Threshold)
     launch = site.launch
     if child.obstacles and plan.serial is None:  # (a consolidated recursion's serial form is consolidation's)
-        obstacle = child.obstacles[0]
+        consolidated = any(isinstance(c, Consolidate) for c in site.directive.clauses)
+        # on a consolidated recursion, a sleeping child is what keeps small items from running here
+        obstacle = next((o for o in child.obstacles if consolidated and o.rule is rules.CHILD_SLEEPS),
+                        child.obstacles[0])
         reason, line = children.obstacle_reason(unit, obstacle, site)
         others = any(isinstance(c, (Coarsen, Consolidate)) for c in site.directive.clauses)
         outcome = ("; no launch runs in the launching thread (the site's other clauses are applied or missed "
