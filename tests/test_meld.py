@@ -214,6 +214,8 @@ def test_refusals_name_their_reason_and_place(body, rule, line, column):
     ("__device__ int lanes() { return __popc(__activemask()); }\n"
      "__device__ void settle(int* p) { p[0] = lanes(); }", "PDCC811", "('__activemask' in 'lanes')"),
     ("namespace tile { __device__ void settle(int* p) { asm volatile(\"\"); } }", "PDCC817", "inline assembly"),
+    ("#define settle(p) __syncthreads()", "PDCC810", "('__syncthreads' in 'settle')"),   # a macro's barrier
+    ("#define SHFL __shfl_sync\n#define settle(p) ((p)[0] = SHFL(~0u, (p)[0], 0))", "PDCC811", "('__shfl_sync' in"),
 ])
 def test_a_callee_that_synchronises_or_talks_within_its_warp_is_not_melded(helper: str, rule: str, words: str):
     """Melding runs both sides' calls of one function as one call by all the threads: a callee whose barrier,

@@ -123,6 +123,22 @@ def test_what_building_an_object_runs_is_searched(classes, made, rule, found):
         assert [r.rule.id for r in missed] == [rule] and found in missed[0].message
 
 
+@pytest.mark.parametrize("macros, body, rule, words", [
+    ("#define SYNC() __syncthreads()", "x[0] = 1; SYNC();", "PDCC510", "'__syncthreads' through macro 'SYNC'"),
+    ("#define SYNC0 __syncthreads\n#define SYNC() SYNC0()", "SYNC();", "PDCC510", "through macro 'SYNC'"),
+    ("#define BACKOFF() __nanosleep(32)", "BACKOFF();", "PDCC525", "'__nanosleep' through macro 'BACKOFF'"),
+    ("#define SHFL(v) __shfl_down_sync(~0u, v, 1)", "x[0] = SHFL(x[1]);", "PDCC512", "through macro 'SHFL'"),
+    ("#define TID threadIdx.x\n#define IDX (TID + 1)\n__device__ int f() { return IDX; }", "x[f()] = 1;", "PDCC518",
+     "through macro 'IDX' (in 'f', which it calls)"),
+    ("#define N 32\n#define SQ(v) ((v) * (v))", "x[0] = SQ(N);", None, None),
+])
+def test_a_macro_that_stands_for_an_obstacle_is_one(macros, body, rule, words):
+    result = run(macros + f"\n__global__ void child(int* x, int n) {{ {body} }}\n")
+    missed = [r for r in result.remarks if r.kind.value == "missed"]
+    assert [r.rule.id for r in missed] == ([rule] if rule else [])
+    assert rule is None or words in missed[0].message
+
+
 def test_obstacle_in_a_called_device_function_is_found():
     result = run("__device__ void helper() { __syncthreads(); }\n"
                  "__global__ void child(int* x, int n) { helper(); }\n")

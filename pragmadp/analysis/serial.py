@@ -15,7 +15,8 @@ object the child makes (`_callees` says which forms), with their initialiser lis
 default values, and the same for the bases and members it builds implicitly (`_parts`: through template
 arguments, aliases and unnamed structs too). A device function they declare but do not define (another
 translation unit's, with -rdc) is an obstacle of its own, since pdcc cannot see what it does (PDCC524). So
-is `__nanosleep`: a yield point in the serial loop hangs the warp beside its launching lanes (PDCC525). Functions they do not declare (CUDA's, the C++ library's, a
+is `__nanosleep`: a yield point in the serial loop hangs the warp beside its launching lanes (PDCC525). A
+macro that stands for any of these words, directly or through other macros, counts as the word (`_macro_words`). Functions they do not declare (CUDA's, the C++ library's, a
 header included with <...>) and overloaded operators other than `()` are not followed and are assumed not to
 cooperate.
 """
@@ -64,31 +65,56 @@ def obstacles(unit: Unit, child: Function) -> tuple[Obstacle, ...]:
 def _obstacles(unit: Unit, child_node: Node) -> tuple[Obstacle, ...]:
     child = unit.function_of(child_node)
     assert child is not None   # every function definition of the unit is indexed
-    return tuple(_search(unit, child, unit, child, None, set(), unit.analysis(_builtin_macros)))
+    return tuple(_search(unit, child, unit, child, None, set(), unit.analysis(_macro_words)))
 
 
-def _builtin_macros(unit: Unit) -> frozenset[str]:
-    """Macros whose replacement text names a built-in index (`#define TID (blockIdx.x * ...)`), read from
-    the preprocessor's view of the `#define` lines of the file and of the headers it includes."""
-    names = set()
+def _macro_words(unit: Unit) -> dict[str, str]:
+    """Macros whose replacement text names a word the search looks for, directly or through other such macros,
+    and the first such word: a built-in index (`#define TID (blockIdx.x * ...)`), a barrier, a warp intrinsic,
+    `__nanosleep`, cooperative groups, `__shared__` or `asm` (`#define SYNC() __syncthreads()`). Read from the
+    preprocessor's view of the `#define` lines of the file and of the headers it includes."""
+    replacements: dict[str, list[str]] = {}
     for text in headers.directives(unit, "define"):
         definition = _DEFINITION.match(text)
-        if definition is not None and _BUILTIN_WORD.search(definition.group(2)):
-            names.add(definition.group(1))
-    return frozenset(names)
+        if definition is not None:
+            replacements.setdefault(definition.group(1), _WORD.findall(definition.group(2)))
+    found: dict[str, str] = {}
+    changed = True
+    while changed:   # a macro for a macro: as many rounds as the longest chain
+        changed = False
+        for name, words in replacements.items():
+            word = next((found.get(w, w) for w in words if w in found or _searched_word(w)), None)
+            if word is not None and name not in found:
+                found[name], changed = word, True
+    return found
+
+
+def _searched_word(word: str) -> bool:
+    return word in _BUILTINS or _word_rule(word) is not None
+
+
+def _word_rule(word: str) -> Rule | None:
+    """The obstacle a word of device code is by itself (as `_search` tells them apart)."""
+    return next((rule for test, rule in _WORD_RULES if test(word)), None)
+
+
+_WORD_RULES = ((lambda w: w in ("asm", "__asm__", "__asm"), rules.CHILD_ASM),
+               (lambda w: w == "__shared__", rules.CHILD_SHARED), (_BARRIERS.match, rules.CHILD_BARRIER),
+               (_WARP.match, rules.CHILD_WARP), (lambda w: w == "__nanosleep", rules.CHILD_SLEEPS),
+               (_COOPERATIVE.match, rules.CHILD_COOPERATIVE))
 
 
 _DEFINITION = re.compile(r"\s*([A-Za-z_]\w*)(?:\([^)]*\))?(.*)", re.S)
-_BUILTIN_WORD = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim)\b")
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
-def _hidden_builtin(unit: Unit, node, in_callee: bool, macros: frozenset[str]) -> str | None:
+def _hidden_builtin(unit: Unit, node, in_callee: bool, macros: dict[str, str]) -> str | None:
     """How `node` reads a built-in pdcc cannot rename, if it does."""
     if node.type == "identifier":
         text = unit.text(node)
         if text in _BUILTINS and in_callee:
             return f"'{text}'"
-        if text in macros:
+        if macros.get(text) in _BUILTINS:
             return f"macro '{text}'"
     if node.type == "lambda_expression" and not in_callee and any(
             n.type == "identifier" and unit.text(n) in _BUILTINS for n in walk(node)):
@@ -97,7 +123,7 @@ def _hidden_builtin(unit: Unit, node, in_callee: bool, macros: frozenset[str]) -
 
 
 def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry: Node | None, visited: set[str],
-            macros: frozenset[str]):
+            macros: dict[str, str]):
     """The obstacles of `function`, defined in `owner` (the child's unit, or a header it includes). In a
     header, each obstacle stands at `entry`, the call in the child's file that leads there, and its message
     says where in the header it is."""
@@ -107,6 +133,8 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
         at = node if entry is None else entry
         text = owner.text(node) if node.child_count == 0 or node.type in _ASM else ""
         hidden = _hidden_builtin(owner, node, function is not child, macros)
+        if node.type == "identifier" and text in macros and hidden is None:   # `SYNC()` for `__syncthreads()`
+            text, where = macros[text], f" through macro '{text}'{where}"
         if hidden is not None:
             yield Obstacle(rules.CHILD_HIDDEN_BUILTINS, f"child '{child.name}' reads thread or block indices through "
                            f"{hidden}{where}, which pdcc does not rewrite", at, function.name, owner.text(node))
@@ -173,11 +201,15 @@ def _called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
     text = called_name(unit, call)
     if text is None or kernel_call_syntax(call) is not None:
         return ()
+    word = unit.analysis(_macro_words).get(text)
+    rule = _word_rule(word) if word is not None else None
+    if rule is not None:   # `SYNC()` for `__syncthreads()`
+        return (Obstacle(rule, f"macro '{text}' stands for '{word}'", call, text, word),)
     callees = headers.bodies(unit, text)
     if not callees and headers.declared_on_device(unit, text):
         return (Obstacle(rules.CHILD_UNSEEN, f"'{text}' is defined in another translation unit", call, text, text),)
     return tuple(o for owner, callee in callees
-                 for o in _search(unit, callee, owner, callee, call, set(), unit.analysis(_builtin_macros)))
+                 for o in _search(unit, callee, owner, callee, call, set(), unit.analysis(_macro_words)))
 
 
 def _where(unit: Unit, child: Function, owner: Unit, function: Function, node: Node) -> str:
