@@ -161,6 +161,8 @@ __device__ void helper() { __syncthreads(); }
     ("struct Tile t[2] = {1, 2}; x[0] = t[0].v;", "(in 'Tile', which it calls)"),
     ("ns::Box<4> b; x[0] = 1;", "(in 'Box', which it calls)"),
     ("Tile t = Tile(n); x[0] = t.v;", "(in 'Tile', which it calls)"),   # a temporary: a call of `Tile`
+    ("auto t = Tile{n}; x[0] = t.v;", "(in 'Tile', which it calls)"),   # a temporary in braces
+    ("{ Guard{}; x[0] = 1; }", "(in '~Guard', which it calls)"),
     ("Tile* t = new Tile(n); x[0] = t->v;", "(in 'Tile', which it calls)"),
     ("{ Guard g; x[0] = 1; }", "(in '~Guard', which it calls)"),        # a destructor
     ("Guard(); x[0] = 1;", "(in '~Guard', which it calls)"),

@@ -253,8 +253,8 @@ def _callees(owner: Unit, function: Function, node: Node, text: str) -> tuple[st
       to a lambda (a function object: every `operator()` of the file and its headers; a lambda's body is
       searched where it is written);
     - a class's constructors and destructor where an object of it is made: a declaration (`Tile t(3);`,
-      `ns::Tile<4> t{3};`, `struct Tile t;`, an array of them), a range-for's variable, `new Tile(3)` (its
-      constructors only).
+      `ns::Tile<4> t{3};`, `struct Tile t;`, an array of them), a range-for's variable, a temporary in braces
+      (`Tile{3}`), `new Tile(3)` (its constructors only).
     `_with_parts` adds the classes such an object builds implicitly (bases, members). Not followed: function
     objects that are globals, references or members, and overloaded operators other than `()`."""
     if node.type in ("identifier", "field_identifier") and _names_the_callee(node):
@@ -272,7 +272,7 @@ def _callees(owner: Unit, function: Function, node: Node, text: str) -> tuple[st
         return ()
     if made.type == "new_expression":
         return (text,)
-    if made.type == "for_range_loop" or made.type == "declaration" and any(
+    if made.type in ("for_range_loop", "compound_literal_expression") or made.type == "declaration" and any(
             map(_constructs, made.children_by_field_name("declarator"))):
         return (text, f"~{text}")
     return ()
