@@ -163,6 +163,7 @@ __device__ void helper() { __syncthreads(); }
     ("Tile t = Tile(n); x[0] = t.v;", "(in 'Tile', which it calls)"),   # a temporary: a call of `Tile`
     ("auto t = Tile{n}; x[0] = t.v;", "(in 'Tile', which it calls)"),   # a temporary in braces
     ("{ Guard{}; x[0] = 1; }", "(in '~Guard', which it calls)"),
+    ("Guard* g = (Guard*)x; delete g;", "(in '~Guard', which it calls)"),   # delete: the destructor only
     ("Tile* t = new Tile(n); x[0] = t->v;", "(in 'Tile', which it calls)"),
     ("{ Guard g; x[0] = 1; }", "(in '~Guard', which it calls)"),        # a destructor
     ("Guard(); x[0] = 1;", "(in '~Guard', which it calls)"),

@@ -254,9 +254,14 @@ def _callees(owner: Unit, function: Function, node: Node, text: str) -> tuple[st
       searched where it is written);
     - a class's constructors and destructor where an object of it is made: a declaration (`Tile t(3);`,
       `ns::Tile<4> t{3};`, `struct Tile t;`, an array of them), a range-for's variable, a temporary in braces
-      (`Tile{3}`), `new Tile(3)` (its constructors only).
+      (`Tile{3}`), `new Tile(3)` (its constructors only), and `delete p` of a local or parameter `Tile* p`
+      (its destructor only).
     `_with_parts` adds the classes such an object builds implicitly (bases, members). Not followed: function
     objects that are globals, references or members, and overloaded operators other than `()`."""
+    if node.type == "identifier" and node.parent is not None and node.parent.type == "delete_expression":
+        bound = local_bindings(owner, function.node).get(text)   # `delete p`: the destructor of p's class
+        named = plain_type_name(owner, bound.child_by_field_name("type")) if bound is not None else None
+        return (f"~{named}",) if named is not None else ()
     if node.type in ("identifier", "field_identifier") and _names_the_callee(node):
         plain = node.type == "identifier" and node.parent is not None and node.parent.type == "call_expression"
         objects = ("operator()",) if plain and text in owner.analysis(_function_objects, function.node) else ()
@@ -279,13 +284,12 @@ def _callees(owner: Unit, function: Function, node: Node, text: str) -> tuple[st
 
 
 def _with_parts(unit: Unit, names: tuple[str, ...]) -> tuple[str, ...]:
-    """`names`, and for each class among them whose constructor is named, the constructors of the classes an
-    object of it builds implicitly (`_parts`), with their destructors where its own is named."""
+    """`names`, and for each class among them whose constructor or destructor is named, those of the classes
+    an object of it builds implicitly (`_parts`)."""
     found = list(names)
     for name in names:
-        if not name.startswith("~"):
-            for part in unit.analysis(_parts, name):
-                found += [part, f"~{part}"] if f"~{name}" in names else [part]
+        destructor = name.startswith("~")
+        found += [f"~{part}" if destructor else part for part in unit.analysis(_parts, name.lstrip("~"))]
     return tuple(found)
 
 
