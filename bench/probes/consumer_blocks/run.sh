@@ -7,18 +7,13 @@
 # bash bench/probes/consumer_blocks/run.sh OUTDIR   (BLOCKS="0 1 2 4 16" by default; carry .whl)
 set -u
 out=${1:?usage: run.sh OUTDIR}
-cd "$(dirname "$0")/../../.."
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/pdcc-site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/pdcc-site
-fi
+source "$(dirname "$0")/../common.sh"
 mkdir -p /tmp/cb "$out"
 blocks=${BLOCKS:-0 1 2 4 16}
 declare -A site=([descendants]=descend_0 [traversal]=visit_0)
 for s in descendants traversal; do
   for b in $blocks; do
-    python3 -c 'import sys; sys.path.insert(0, sys.argv.pop(1)); from pragmadp.cli import main; raise SystemExit(main())' \
-      "$PWD" -q -arch=sm_90 -O3 -I samples/common -DPDCC_BLOCKS_${site[$s]}=$b samples/$s/${s}_dp.cu -o /tmp/cb/$s-$b \
+    pdcc_from "$PWD" -q -arch=sm_90 -O3 -I samples/common -DPDCC_BLOCKS_${site[$s]}=$b samples/$s/${s}_dp.cu -o /tmp/cb/$s-$b \
       >"$out/build-$s-$b.log" 2>&1 || echo "$s blocks $b: build failed (build-$s-$b.log)" &
   done
 done

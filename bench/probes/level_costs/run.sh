@@ -9,15 +9,10 @@
 # bash bench/probes/level_costs/run.sh OUTDIR   (carry .whl; prints one line per build and input)
 set -u
 out=${1:?usage: run.sh OUTDIR}
-cd "$(dirname "$0")/../../.."
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/pdcc-site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/pdcc-site
-fi
+source "$(dirname "$0")/../common.sh"
 mkdir -p /tmp/lv "$out"
 for s in descendants traversal; do
-  python3 -c 'import sys; sys.path.insert(0, sys.argv.pop(1)); from pragmadp.cli import main; raise SystemExit(main())' \
-    "$PWD" -q --emit /tmp/lv -arch=sm_90 -O3 -rdc=true -I samples/common samples/$s/${s}_dp.cu -E -o /dev/null || exit 1
+  pdcc_from "$PWD" -q --emit /tmp/lv -arch=sm_90 -O3 -rdc=true -I samples/common samples/$s/${s}_dp.cu -E -o /dev/null || exit 1
 done
 sed 's/cudaGetLastError()/cudaSuccess/' /tmp/lv/descendants_dp.cu >/tmp/lv/d_noerr.cu
 sed 's/descendants::complete(c, root, parent, pending, desc, height);/;/' /tmp/lv/descendants_dp.cu >/tmp/lv/d_nocomplete.cu

@@ -8,17 +8,12 @@
 # tool)
 set -u
 out=${1:?usage: run.sh OUTDIR [OLD]}; old=${2:-.old}
-cd "$(dirname "$0")/../../.."
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/pdcc-site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/pdcc-site
-fi
+source "$(dirname "$0")/../common.sh"
 mkdir -p /tmp/pk "$out"
 F="-arch=sm_90 -O3 -I samples/common"
 build() {  # build VARIANT SAMPLE PDCC-PACKAGE-PARENT [nvcc flags]   (`python3 -m` would put ./pragmadp first)
   local variant=$1 sample=$2 head=$3; shift 3
-  python3 -c 'import sys; sys.path.insert(0, sys.argv.pop(1)); from pragmadp.cli import main; raise SystemExit(main())' \
-    "$head" -q $F "$@" samples/$sample/${sample}_dp.cu -o /tmp/pk/$variant-$sample \
+  pdcc_from "$head" -q $F "$@" samples/$sample/${sample}_dp.cu -o /tmp/pk/$variant-$sample \
     >"$out/build-$variant-$sample.log" 2>&1 || echo "$variant $sample: build failed (build-$variant-$sample.log)"
 }
 samples="tree traversal descendants mandelbrot quicksort"
