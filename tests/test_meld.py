@@ -214,8 +214,12 @@ def test_refusals_name_their_reason_and_place(body, rule, line, column):
     ("__device__ int lanes() { return __popc(__activemask()); }\n"
      "__device__ void settle(int* p) { p[0] = lanes(); }", "PDCC811", "('__activemask' in 'lanes')"),
     ("namespace tile { __device__ void settle(int* p) { asm volatile(\"\"); } }", "PDCC817", "inline assembly"),
-    ("#define settle(p) __syncthreads()", "PDCC810", "('__syncthreads' in 'settle')"),   # a macro's barrier
-    ("#define SHFL __shfl_sync\n#define settle(p) ((p)[0] = SHFL(~0u, (p)[0], 0))", "PDCC811", "('__shfl_sync' in"),
+    ("#define settle(p) __syncthreads()", "PDCC810", "macro 'settle' stands for '__syncthreads'"),   # a macro's
+    ("#define SHFL __shfl_sync\n#define settle(p) ((p)[0] = SHFL(~0u, (p)[0], 0))", "PDCC811",
+     "macro 'settle' stands for '__shfl_sync'"),
+    ("#define settle(p) (threadIdx.x + (__syncthreads(), 0))", "PDCC810", "stands for '__syncthreads'"),  # every word
+    ("#ifndef SYNCED\n#define settle(p)\n#else\n#define settle(p) __syncthreads()\n#endif", "PDCC810",
+     "stands for '__syncthreads'"),   # every definition
 ])
 def test_a_callee_that_synchronises_or_talks_within_its_warp_is_not_melded(helper: str, rule: str, words: str):
     """Melding runs both sides' calls of one function as one call by all the threads: a callee whose barrier,
@@ -225,6 +229,16 @@ def test_a_callee_that_synchronises_or_talks_within_its_warp_is_not_melded(helpe
                   before=helper + "\n")
     remark = next(r for r in result.remarks if r.rule.id == rule)
     assert words in remark.message and "PDCC800" not in rules_of(result) and "pdcc_then" not in result.text
+
+
+@pytest.mark.parametrize("macro, side, rule", [
+    ("#define BARRIER __syncthreads()", "BARRIER;", "PDCC810"),                  # an object-like macro
+    ("#define SMEM __shared__", "SMEM float s[4]; s[t & 3] = 1; out[t] = s[0];", "PDCC817"),
+])
+def test_an_object_like_macro_that_stands_for_a_barrier_or_shared_memory_is_not_melded(macro: str, side: str, rule: str):
+    result = meld(f"#pragma meld\n  if (t & 1) {{ {side} out[t] = 1; }} else {{ {side} out[t] = 2; }}",
+                  before=macro + "\n")
+    assert rule in rules_of(result) and "PDCC800" not in rules_of(result) and "pdcc_then" not in result.text
 
 
 def test_a_callee_in_a_header_is_seen_by_the_meld_refusals(tmp_path: Path):

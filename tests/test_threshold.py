@@ -105,6 +105,9 @@ BUILT = "struct Tile { __device__ Tile() { __syncthreads(); } };\ntemplate <clas
     ("typedef Tile TileT; struct H { int k; TileT t; };", "H h; x[0] = h.k;", "PDCC510", "(in 'Tile'"),
     ("struct H { int k; struct { Tile t; } in; };", "H h; x[0] = h.k;", "PDCC510", "(in 'Tile'"),
     ("struct __align__(16) H { int k; Tile t; };", "H h; x[0] = h.k;", "PDCC510", "(in 'Tile'"),
+    ("struct __align__(sizeof(float4)) H { int tid = threadIdx.x; };", "H h; x[h.tid] = 1;", "PDCC518", "'H'"),
+    ("typedef struct Foo { int v; __device__ Foo() { __syncthreads(); } } H;", "H h; x[0] = h.v;", "PDCC510",
+     "(in 'Foo', which it calls)"),
     ("union U { int a; __device__ U() { __syncthreads(); } }; struct H { int k; union U u; };", "H h; x[0] = h.k;",
      "PDCC510", "(in 'U'"),
     # not built: a host-only constructor (device code cannot call it), a pointer or reference to an array
@@ -131,12 +134,39 @@ def test_what_building_an_object_runs_is_searched(classes, made, rule, found):
     ("#define TID threadIdx.x\n#define IDX (TID + 1)\n__device__ int f() { return IDX; }", "x[f()] = 1;", "PDCC518",
      "through macro 'IDX' (in 'f', which it calls)"),
     ("#define N 32\n#define SQ(v) ((v) * (v))", "x[0] = SQ(N);", None, None),
+    ("#define SCALE(n, thread_block) ((n) * (thread_block))", "x[0] = SCALE(n, 2);", None, None),   # a parameter
+    ('#define MSG "needs __syncthreads first"', "printf(MSG);", None, None),                         # a string
+    ("#ifndef SYNCED\n#define SYNC()\n#else\n#define SYNC() __syncthreads()\n#endif", "SYNC();", "PDCC510",
+     "through macro 'SYNC'"),                                                                         # either one
+    ("#define ALIGN(n) __align__(n)\n__device__ void helper(int* x) { __syncthreads(); }", "helper(x);", "PDCC510",
+     "(in 'helper', which it calls)"),   # the masked __align__ leaves the define's line alone
+    ("", 'printf("__align__("); __syncthreads();', "PDCC510", "'__syncthreads' at line"),   # and strings
 ])
 def test_a_macro_that_stands_for_an_obstacle_is_one(macros, body, rule, words):
     result = run(macros + f"\n__global__ void child(int* x, int n) {{ {body} }}\n")
     missed = [r for r in result.remarks if r.kind.value == "missed"]
     assert [r.rule.id for r in missed] == ([rule] if rule else [])
     assert rule is None or words in missed[0].message
+
+
+def test_a_macro_that_reads_an_index_and_synchronises_is_not_coarsened():
+    """Every word a macro stands for counts, not only its first: coarsening accepts a barrier but not the index."""
+    result = run("#define STORE_SYNC(a, v) do { __syncthreads(); a[blockIdx.x] = v; } while (0)\n"
+                 "__global__ void child(int* x, int n) { STORE_SYNC(x, n); }\n", PARENT.replace("threshold(16)",
+                                                                                                  "coarsen(4)"))
+    assert [r.rule.id for r in result.remarks if r.kind.value == "missed"] == ["PDCC518"]
+
+
+def test_a_host_definition_does_not_hide_a_device_prototype_of_another_translation_unit():
+    result = run("__host__ void f(int* x) {}\n__device__ void f(int* x, int n);\n"
+                 "__global__ void child(int* x, int n) { f(x, n); }\n")
+    assert [r.rule.id for r in result.remarks if r.kind.value == "missed"] == ["PDCC524"]
+
+
+def test_a_chain_of_thousands_of_macros_is_followed_without_recursion():
+    chain = "".join(f"#define M{i}() M{i - 1}()\n" for i in range(4000, 0, -1)) + "#define M0() __syncthreads()\n"
+    result = run(chain + "__global__ void child(int* x, int n) { M4000(); }\n")
+    assert [r.rule.id for r in result.remarks if r.kind.value == "missed"] == ["PDCC510"]
 
 
 def test_obstacle_in_a_called_device_function_is_found():

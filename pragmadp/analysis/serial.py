@@ -16,9 +16,9 @@ default values, and the same for the bases and members it builds implicitly (`_p
 arguments, aliases and unnamed structs too). A device function they declare but do not define (another
 translation unit's, with -rdc) is an obstacle of its own, since pdcc cannot see what it does (PDCC524). So
 is `__nanosleep`: a yield point in the serial loop hangs the warp beside its launching lanes (PDCC525). A
-macro that stands for any of these words, directly or through other macros, counts as the word (`_macro_words`). Functions they do not declare (CUDA's, the C++ library's, a
-header included with <...>) and overloaded operators other than `()` are not followed and are assumed not to
-cooperate.
+macro that stands for any of these words, directly or through other macros, counts as every word it stands for
+(`_macro_words`). Functions they do not declare (CUDA's, the C++ library's, a header included with <...>) and
+overloaded operators other than `()` are not followed and are assumed not to cooperate.
 """
 
 from __future__ import annotations
@@ -68,25 +68,39 @@ def _obstacles(unit: Unit, child_node: Node) -> tuple[Obstacle, ...]:
     return tuple(_search(unit, child, unit, child, None, set(), unit.analysis(_macro_words)))
 
 
-def _macro_words(unit: Unit) -> dict[str, str]:
-    """Macros whose replacement text names a word the search looks for, directly or through other such macros,
-    and the first such word: a built-in index (`#define TID (blockIdx.x * ...)`), a barrier, a warp intrinsic,
-    `__nanosleep`, cooperative groups, `__shared__` or `asm` (`#define SYNC() __syncthreads()`). Read from the
-    preprocessor's view of the `#define` lines of the file and of the headers it includes."""
-    replacements: dict[str, list[str]] = {}
+def _macro_words(unit: Unit) -> dict[str, frozenset[str]]:
+    """Macros whose replacement text names words the search looks for, directly or through other macros, and
+    those words: built-in indices (`#define TID (blockIdx.x * ...)`), barriers, warp intrinsics, `__nanosleep`,
+    cooperative groups, `__shared__`, `asm` (`#define SYNC() __syncthreads()`). Every definition of a name counts
+    (one in each branch of an `#if`), its parameters and string literals left out. Read from the preprocessor's
+    view of the `#define` lines of the file and of the headers it includes."""
+    named: dict[str, set[str]] = {}
     for text in headers.directives(unit, "define"):
         definition = _DEFINITION.match(text)
         if definition is not None:
-            replacements.setdefault(definition.group(1), _WORD.findall(definition.group(2)))
-    found: dict[str, str] = {}
-    changed = True
-    while changed:   # a macro for a macro: as many rounds as the longest chain
-        changed = False
-        for name, words in replacements.items():
-            word = next((found.get(w, w) for w in words if w in found or _searched_word(w)), None)
-            if word is not None and name not in found:
-                found[name], changed = word, True
-    return found
+            parameters = set(_WORD.findall(definition.group(2) or ""))
+            body = _STRINGS.sub(" ", definition.group(3))
+            named.setdefault(definition.group(1), set()).update(w for w in _WORD.findall(body) if w not in parameters)
+    found: dict[str, frozenset[str]] = {}
+    for root in named:   # depth first without recursion (chains may be thousands long), each macro once
+        stack, entered = [root], set()
+        while stack:
+            name = stack[-1]
+            if name in found:
+                stack.pop()
+            elif name not in entered:
+                entered.add(name)
+                stack += [w for w in named[name] if w in named and w not in found and w not in entered]
+            else:   # (a macro met again on its own chain stands for nothing more)
+                stack.pop()
+                found[name] = frozenset().union(*(found.get(w, frozenset()) if w in named else
+                                                  {w} if _searched_word(w) else set() for w in named[name]))
+    return {name: these for name, these in found.items() if these}
+
+
+_DEFINITION = re.compile(r"\s*([A-Za-z_]\w*)(\([^)]*\))?(.*)", re.S)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_STRINGS = re.compile(r'"(?:\\.|[^"\\])*"' + r"|'(?:\\.|[^'\\])*'")
 
 
 def _searched_word(word: str) -> bool:
@@ -94,8 +108,27 @@ def _searched_word(word: str) -> bool:
 
 
 def _word_rule(word: str) -> Rule | None:
-    """The obstacle a word of device code is by itself (as `_search` tells them apart)."""
+    """The obstacle a word of device code is by itself."""
     return next((rule for test, rule in _WORD_RULES if test(word)), None)
+
+
+def _word_obstacle(child: Function, word: str, where: str, at: Node, function: str) -> Obstacle:
+    rule = _word_rule(word)
+    assert rule is not None   # asked only of a word that is an obstacle
+    return Obstacle(rule, f"child '{child.name}' " + _WORD_MESSAGES[rule].format(word=word, where=where), at, function,
+                    word)
+
+
+_WORD_MESSAGES = {
+    rules.CHILD_ASM: "contains inline assembly{where}",
+    rules.CHILD_SHARED: "uses __shared__ memory{where}",
+    rules.CHILD_BARRIER: "synchronises its threads with '{word}'{where}",
+    rules.CHILD_WARP: "uses the warp intrinsic '{word}'{where}",
+    rules.CHILD_SLEEPS: "calls '{word}'{where}, a point where the warp may yield: a warp whose lanes run the serial "
+                        "version while others launch hangs there on sm_90",
+    rules.CHILD_COOPERATIVE: "uses cooperative groups ('{word}'){where}",
+}
+_ANYWHERE = ("__shared__", "asm", "__asm__", "__asm")   # keywords, not names: obstacles whatever node they are
 
 
 _WORD_RULES = ((lambda w: w in ("asm", "__asm__", "__asm"), rules.CHILD_ASM),
@@ -104,17 +137,16 @@ _WORD_RULES = ((lambda w: w in ("asm", "__asm__", "__asm"), rules.CHILD_ASM),
                (_COOPERATIVE.match, rules.CHILD_COOPERATIVE))
 
 
-_DEFINITION = re.compile(r"\s*([A-Za-z_]\w*)(?:\([^)]*\))?(.*)", re.S)
-_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
-def _hidden_builtin(unit: Unit, node, in_callee: bool, macros: dict[str, str]) -> str | None:
+
+def _hidden_builtin(unit: Unit, node, in_callee: bool, macros: dict[str, frozenset[str]]) -> str | None:
     """How `node` reads a built-in pdcc cannot rename, if it does."""
     if node.type == "identifier":
         text = unit.text(node)
         if text in _BUILTINS and in_callee:
             return f"'{text}'"
-        if macros.get(text) in _BUILTINS:
+        if _BUILTINS & macros.get(text, frozenset()):
             return f"macro '{text}'"
     if node.type == "lambda_expression" and not in_callee and any(
             n.type == "identifier" and unit.text(n) in _BUILTINS for n in walk(node)):
@@ -123,7 +155,7 @@ def _hidden_builtin(unit: Unit, node, in_callee: bool, macros: dict[str, str]) -
 
 
 def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry: Node | None, visited: set[str],
-            macros: dict[str, str]):
+            macros: dict[str, frozenset[str]]):
     """The obstacles of `function`, defined in `owner` (the child's unit, or a header it includes). In a
     header, each obstacle stands at `entry`, the call in the child's file that leads there, and its message
     says where in the header it is."""
@@ -133,19 +165,17 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
         at = node if entry is None else entry
         text = owner.text(node) if node.child_count == 0 or node.type in _ASM else ""
         hidden = _hidden_builtin(owner, node, function is not child, macros)
-        if node.type == "identifier" and text in macros and hidden is None:   # `SYNC()` for `__syncthreads()`
-            text, where = macros[text], f" through macro '{text}'{where}"
         if hidden is not None:
             yield Obstacle(rules.CHILD_HIDDEN_BUILTINS, f"child '{child.name}' reads thread or block indices through "
                            f"{hidden}{where}, which pdcc does not rewrite", at, function.name, owner.text(node))
             continue
-        if node.type in _ASM or text in ("asm", "__asm__", "__asm"):
-            yield Obstacle(rules.CHILD_ASM, f"child '{child.name}' contains inline assembly{where}", at, function.name,
-                           text)
-        elif text == "__shared__":
-            yield Obstacle(rules.CHILD_SHARED, f"child '{child.name}' uses __shared__ memory{where}", at, function.name,
-                           text)
-        elif node.type not in ("identifier", "namespace_identifier", "type_identifier", "field_identifier"):
+        name_like = node.type in ("identifier", "namespace_identifier", "type_identifier", "field_identifier")
+        if name_like and text in macros:   # `SYNC()` for `__syncthreads()`: every word it stands for
+            for word in sorted(macros[text] - _BUILTINS):
+                yield _word_obstacle(child, word, f" through macro '{text}'{where}", at, function.name)
+        elif node.type in _ASM or (name_like or text in _ANYWHERE) and _word_rule(text) is not None:
+            yield _word_obstacle(child, "asm" if node.type in _ASM else text, where, at, function.name)
+        elif not name_like:
             if node.type == "kernel_call_syntax":
                 call = node.parent
                 launched_node = call.child_by_field_name("function") if call is not None else None
@@ -159,27 +189,13 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
                     yield Obstacle(rules.CHILD_LAUNCHES, f"child '{child.name}' launches '{launched}'{where} (nested "
                                    "dynamic parallelism: pdcc's copies of its body would launch it unchecked)",
                                    launch_at, function.name, launched)
-        elif _BARRIERS.match(text):
-            yield Obstacle(rules.CHILD_BARRIER, f"child '{child.name}' synchronises its threads with '{text}'{where}",
-                           at, function.name, text)
-        elif _WARP.match(text):
-            yield Obstacle(rules.CHILD_WARP, f"child '{child.name}' uses the warp intrinsic '{text}'{where}", at,
-                           function.name, text)
-        elif text == "__nanosleep":
-            yield Obstacle(rules.CHILD_SLEEPS, f"child '{child.name}' calls '__nanosleep'{where}, a point where the "
-                           "warp may yield: a warp whose lanes run the serial version while others launch hangs "
-                           "there on sm_90", at, function.name, text)
-        elif _COOPERATIVE.match(text):
-            yield Obstacle(rules.CHILD_COOPERATIVE, f"child '{child.name}' uses cooperative groups ('{text}'){where}",
-                           at, function.name, text)
         else:
             for name in _with_parts(unit, _callees(owner, function, node, text)):
                 if name in visited:
                     continue
-                callees = headers.bodies(unit, name)
+                callees = [(u, f) for u, f in headers.bodies(unit, name) if not headers.host_only(unit, f)]
                 built = [] if name.startswith("~") else headers.classes(unit, name)
-                for callee_unit, callee in [*((u, f) for u, f in callees if not headers.host_only(unit, f)),
-                                            *((u, _initialisers(u, c, name)) for u, c in built)]:
+                for callee_unit, callee in [*callees, *((u, _initialisers(u, c, name)) for u, c in built)]:
                     yield from _search(unit, child, callee_unit, callee, entry if entry is not None or
                                        callee_unit is unit else at, visited, macros)
                 if not callees and headers.declared_on_device(unit, name):
@@ -201,15 +217,19 @@ def _called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
     text = called_name(unit, call)
     if text is None or kernel_call_syntax(call) is not None:
         return ()
-    word = unit.analysis(_macro_words).get(text)
-    rule = _word_rule(word) if word is not None else None
-    if rule is not None:   # `SYNC()` for `__syncthreads()`
-        return (Obstacle(rule, f"macro '{text}' stands for '{word}'", call, text, word),)
     callees = headers.bodies(unit, text)
     if not callees and headers.declared_on_device(unit, text):
         return (Obstacle(rules.CHILD_UNSEEN, f"'{text}' is defined in another translation unit", call, text, text),)
     return tuple(o for owner, callee in callees
                  for o in _search(unit, callee, owner, callee, call, set(), unit.analysis(_macro_words)))
+
+
+def macro_obstacles(unit: Unit, name: str) -> tuple[Obstacle, ...]:
+    """What a macro of the file or its headers stands for (`#define SYNC() __syncthreads()`: a barrier), for a
+    pass that moves code naming it (melding), which says where the macro is used."""
+    return tuple(Obstacle(rule, f"macro '{name}' stands for '{word}'", unit.tree.root_node, name, word)
+                 for word in sorted(unit.analysis(_macro_words).get(name, frozenset()))
+                 if (rule := _word_rule(word)) is not None)
 
 
 def _where(unit: Unit, child: Function, owner: Unit, function: Function, node: Node) -> str:
@@ -302,7 +322,8 @@ def _parts(unit: Unit, name: str) -> tuple[str, ...]:
     while pending:
         looked_up = pending.pop()
         for owner, definition in [*headers.classes(unit, looked_up), *headers.aliases(unit, looked_up)]:
-            for part in _direct_parts(owner, definition):
+            own = plain_type_name(owner, definition.child_by_field_name("name"))   # `typedef struct Foo {...} Bar`
+            for part in [*([own] if own not in (None, looked_up) else []), *_direct_parts(owner, definition)]:
                 if part != name and part not in found:
                     found.append(part)
                     pending.append(part)

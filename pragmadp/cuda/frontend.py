@@ -211,12 +211,19 @@ def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] 
 
 
 # CUDA's alignment and built-in type markers, which tree-sitter-cuda does not know: `struct __align__(16) T {...}`
-# parses as a function `T` of type `struct __align__`. The parser sees spaces in their place (offsets stay).
-_ATTRIBUTE_MACROS = re.compile(rb"\b__(?:builtin_)?align__\s*\([^()]*\)|\b__device_builtin__\b")
+# parses as a function `T` of type `struct __align__`. The parser sees spaces in their place (offsets stay), in
+# code only: strings, character literals, comments and preprocessor lines (where a blank macro value would make
+# tree-sitter take the next line for it) are matched first and kept.
+_ATTRIBUTE_MACROS = re.compile(rb"""
+    "(?:\\.|[^"\\\n])*" | '(?:\\.|[^'\\\n])*' | //[^\n]* | /\*.*?\*/ | ^[ \t]*\#(?:\\.|[^\\\n])*
+    | (?P<marker>\b__(?:builtin_)?align__\s*\((?:[^()]|\([^()]*\))*\) | \b__device_builtin__\b)""",
+                               re.VERBOSE | re.MULTILINE | re.DOTALL)
 
 
 def _without_attribute_macros(data: bytes) -> bytes:
-    return _ATTRIBUTE_MACROS.sub(lambda m: b" " * len(m.group()), data) if b"__" in data else data
+    if b"__align__" not in data and b"__device_builtin__" not in data:
+        return data
+    return _ATTRIBUTE_MACROS.sub(lambda m: b" " * len(m.group()) if m.group("marker") else m.group(), data)
 
 
 def index(source: SourceFile) -> Unit:

@@ -210,6 +210,10 @@ def _refusal(unit: Unit, statement: Node) -> tuple[Rule, Node, str] | None:
         if kind in ("identifier", "namespace_identifier", "type_identifier", "qualified_identifier") and \
                 _COOPERATIVE.search(unit.text(node)):
             return rules.MELD_COOPERATIVE, node, f"'{unit.text(node)}' is a cooperative group"
+        if kind in ("identifier", "type_identifier"):   # a macro for a barrier (`SYNC()`, `BARRIER;`) or `__shared__`
+            refused = _macro_refusal(unit, node)
+            if refused is not None:
+                return refused
         if kind in ("return_statement", "goto_statement") or \
                 kind == "break_statement" and not _inside(node, statement, _LOOPS + ("switch_statement",)) or \
                 kind == "continue_statement" and not _inside(node, statement, _LOOPS):
@@ -233,6 +237,19 @@ def _refusal(unit: Unit, statement: Node) -> tuple[Rule, Node, str] | None:
         only = sorted((sides[0] | sides[1]) - (sides[0] & sides[1]))
         return rules.MELD_ATOMIC, statement, f"{', '.join(only)} appears on one side only: an atomic or volatile " \
                                              "access must not be merged with a plain one"
+    return None
+
+
+def _macro_refusal(unit: Unit, node: Node) -> tuple[Rule, Node, str] | None:
+    """Why melding must not touch a macro's use: what it stands for would be refused written out."""
+    name = unit.text(node)
+    for obstacle in serial.macro_obstacles(unit, name):
+        if obstacle.rule is rules.CHILD_SHARED:
+            return rules.MELD_UNSUPPORTED, node, f"macro '{name}' stands for '__shared__': a shared declaration " \
+                                                 "cannot move to the melded block"
+        if obstacle.rule in _CALLEE_REFUSALS:
+            rule, why = _CALLEE_REFUSALS[obstacle.rule]
+            return rule, node, f"macro '{name}' stands for '{obstacle.text}', which {why}"
     return None
 
 
