@@ -234,8 +234,10 @@ def test_a_callee_that_synchronises_or_talks_within_its_warp_is_not_melded(helpe
 @pytest.mark.parametrize("macro, side, rule", [
     ("#define BARRIER __syncthreads()", "BARRIER;", "PDCC810"),                  # an object-like macro
     ("#define SMEM __shared__", "SMEM float s[4]; s[t & 3] = 1; out[t] = s[0];", "PDCC817"),
+    ("__device__ int lane_sum(int v) { return __shfl_down_sync(~0u, v, 1); }\n#define SUM(v) lane_sum(v)",
+     "out[t] = SUM(n);", "PDCC811"),                                            # a macro's call of a function
 ])
-def test_an_object_like_macro_that_stands_for_a_barrier_or_shared_memory_is_not_melded(macro: str, side: str, rule: str):
+def test_a_macro_that_stands_for_a_barrier_shared_memory_or_a_warp_call_is_not_melded(macro: str, side: str, rule: str):
     result = meld(f"#pragma meld\n  if (t & 1) {{ {side} out[t] = 1; }} else {{ {side} out[t] = 2; }}",
                   before=macro + "\n")
     assert rule in rules_of(result) and "PDCC800" not in rules_of(result) and "pdcc_then" not in result.text

@@ -141,6 +141,8 @@ def test_what_building_an_object_runs_is_searched(classes, made, rule, found):
     ("#define ALIGN(n) __align__(n)\n__device__ void helper(int* x) { __syncthreads(); }", "helper(x);", "PDCC510",
      "(in 'helper', which it calls)"),   # the masked __align__ leaves the define's line alone
     ("", 'printf("__align__("); __syncthreads();', "PDCC510", "'__syncthreads' at line"),   # and strings
+    ("__device__ int lane_sum(int v) { return __shfl_down_sync(~0u, v, 1); }\n#define SUM(v) lane_sum(v)",
+     "x[0] = SUM(n);", "PDCC512", "(in 'lane_sum', which it calls)"),   # a macro's call of a function
 ])
 def test_a_macro_that_stands_for_an_obstacle_is_one(macros, body, rule, words):
     result = run(macros + f"\n__global__ void child(int* x, int n) {{ {body} }}\n")

@@ -69,11 +69,12 @@ def _obstacles(unit: Unit, child_node: Node) -> tuple[Obstacle, ...]:
 
 
 def _macro_words(unit: Unit) -> dict[str, frozenset[str]]:
-    """Macros whose replacement text names words the search looks for, directly or through other macros, and
-    those words: built-in indices (`#define TID (blockIdx.x * ...)`), barriers, warp intrinsics, `__nanosleep`,
-    cooperative groups, `__shared__`, `asm` (`#define SYNC() __syncthreads()`). Every definition of a name counts
-    (one in each branch of an `#if`), its parameters and string literals left out. Read from the preprocessor's
-    view of the `#define` lines of the file and of the headers it includes."""
+    """Macros and the words they stand for, through other macros (theirs in place of their names): among them
+    built-in indices (`#define TID (blockIdx.x * ...)`), barriers, warp intrinsics, `__nanosleep`, cooperative
+    groups, `__shared__`, `asm` (`#define SYNC() __syncthreads()`), and functions they call (`#define REDUCE(v)
+    warp_reduce(v)`). Every definition of a name counts (one in each branch of an `#if`), its parameters and
+    string literals left out; a macro of no word is left out. Read from the preprocessor's view of the
+    `#define` lines of the file and of the headers it includes."""
     named: dict[str, set[str]] = {}
     for text in headers.directives(unit, "define"):
         definition = _DEFINITION.match(text)
@@ -94,7 +95,7 @@ def _macro_words(unit: Unit) -> dict[str, frozenset[str]]:
             else:   # (a macro met again on its own chain stands for nothing more)
                 stack.pop()
                 found[name] = frozenset().union(*(found.get(w, frozenset()) if w in named else
-                                                  {w} if _searched_word(w) else set() for w in named[name]))
+                                                  {w} for w in named[name]))
     return {name: these for name, these in found.items() if these}
 
 
@@ -170,9 +171,12 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
                            f"{hidden}{where}, which pdcc does not rewrite", at, function.name, owner.text(node))
             continue
         name_like = node.type in ("identifier", "namespace_identifier", "type_identifier", "field_identifier")
+        names: tuple[str, ...] = ()   # of the functions the node may call
         if name_like and text in macros:   # `SYNC()` for `__syncthreads()`: every word it stands for
-            for word in sorted(macros[text] - _BUILTINS):
+            for word in sorted(w for w in macros[text] if _word_rule(w) is not None):
                 yield _word_obstacle(child, word, f" through macro '{text}'{where}", at, function.name)
+            # and the functions it may call (`#define REDUCE(v) warp_reduce(v)`), or itself when it is one too
+            names = (text, *sorted(w for w in macros[text] if not _searched_word(w)))
         elif node.type in _ASM or (name_like or text in _ANYWHERE) and _word_rule(text) is not None:
             yield _word_obstacle(child, "asm" if node.type in _ASM else text, where, at, function.name)
         elif not name_like:
@@ -190,20 +194,21 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
                                    "dynamic parallelism: pdcc's copies of its body would launch it unchecked)",
                                    launch_at, function.name, launched)
         else:
-            for name in _with_parts(unit, _callees(owner, function, node, text)):
-                if name in visited:
-                    continue
-                callees = [(u, f) for u, f in headers.bodies(unit, name) if not headers.host_only(unit, f)]
-                built = [] if name.startswith("~") else headers.classes(unit, name)
-                for callee_unit, callee in [*callees, *((u, _initialisers(u, c, name)) for u, c in built)]:
-                    yield from _search(unit, child, callee_unit, callee, entry if entry is not None or
-                                       callee_unit is unit else at, visited, macros)
-                if not callees and headers.declared_on_device(unit, name):
-                    visited.add(name)
-                    yield Obstacle(rules.CHILD_UNSEEN, f"child '{child.name}' calls '{name}'{where}, a device function "
-                                   "declared but not defined in this file or the headers it includes (another "
-                                   "translation unit): pdcc cannot see whether it synchronises, shares memory or reads "
-                                   "thread indices", at, function.name, name)
+            names = _callees(owner, function, node, text)
+        for name in _with_parts(unit, names):
+            if name in visited:
+                continue
+            defined = [(u, f) for u, f in headers.bodies(unit, name) if not headers.host_only(unit, f)]
+            built = [] if name.startswith("~") else headers.classes(unit, name)
+            for callee_unit, callee in [*defined, *((u, _initialisers(u, c, name)) for u, c in built)]:
+                yield from _search(unit, child, callee_unit, callee, entry if entry is not None or
+                                   callee_unit is unit else at, visited, macros)
+            if not defined and headers.declared_on_device(unit, name):
+                visited.add(name)
+                yield Obstacle(rules.CHILD_UNSEEN, f"child '{child.name}' calls '{name}'{where}, a device function "
+                               "declared but not defined in this file or the headers it includes (another "
+                               "translation unit): pdcc cannot see whether it synchronises, shares memory or reads "
+                               "thread indices", at, function.name, name)
 
 
 def called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
@@ -225,11 +230,21 @@ def _called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
 
 
 def macro_obstacles(unit: Unit, name: str) -> tuple[Obstacle, ...]:
-    """What a macro of the file or its headers stands for (`#define SYNC() __syncthreads()`: a barrier), for a
-    pass that moves code naming it (melding), which says where the macro is used."""
-    return tuple(Obstacle(rule, f"macro '{name}' stands for '{word}'", unit.tree.root_node, name, word)
-                 for word in sorted(unit.analysis(_macro_words).get(name, frozenset()))
-                 if (rule := _word_rule(word)) is not None)
+    """What a macro of the file or its headers stands for (`#define SYNC() __syncthreads()`: a barrier), and
+    what the functions it calls do, for a pass that moves code naming it (melding), which says where the macro
+    is used. Computed once per name."""
+    return unit.analysis(_macro_obstacles, name)
+
+
+def _macro_obstacles(unit: Unit, name: str) -> tuple[Obstacle, ...]:
+    macros = unit.analysis(_macro_words)
+    words = sorted(macros.get(name, frozenset()))
+    found = [Obstacle(rule, f"macro '{name}' stands for '{word}'", unit.tree.root_node, name, word)
+             for word in words if (rule := _word_rule(word)) is not None]
+    for word in (w for w in words if not _searched_word(w)):
+        for owner, callee in headers.bodies(unit, word):
+            found += _search(unit, callee, owner, callee, unit.tree.root_node, set(), macros)
+    return tuple(found)
 
 
 def _where(unit: Unit, child: Function, owner: Unit, function: Function, node: Node) -> str:

@@ -249,7 +249,8 @@ def _macro_refusal(unit: Unit, node: Node) -> tuple[Rule, Node, str] | None:
                                                  "cannot move to the melded block"
         if obstacle.rule in _CALLEE_REFUSALS:
             rule, why = _CALLEE_REFUSALS[obstacle.rule]
-            return rule, node, f"macro '{name}' stands for '{obstacle.text}', which {why}"
+            where = "" if obstacle.function == name else f" in '{obstacle.function}'"
+            return rule, node, f"macro '{name}' stands for '{obstacle.text}'{where}, which {why}"
     return None
 
 
