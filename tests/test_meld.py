@@ -236,6 +236,7 @@ def test_a_callee_that_synchronises_or_talks_within_its_warp_is_not_melded(helpe
     ("#define SMEM __shared__", "SMEM float s[4]; s[t & 3] = 1; out[t] = s[0];", "PDCC817"),
     ("__device__ int lane_sum(int v) { return __shfl_down_sync(~0u, v, 1); }\n#define SUM(v) lane_sum(v)",
      "out[t] = SUM(n);", "PDCC811"),                                            # a macro's call of a function
+    ("__device__ int ext(int);\n#define EXT(v) ext(v)", "out[t] = EXT(n);", "PDCC817"),   # of another unit's
 ])
 def test_a_macro_that_stands_for_a_barrier_shared_memory_or_a_warp_call_is_not_melded(macro: str, side: str, rule: str):
     result = meld(f"#pragma meld\n  if (t & 1) {{ {side} out[t] = 1; }} else {{ {side} out[t] = 2; }}",

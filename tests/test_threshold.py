@@ -106,6 +106,9 @@ BUILT = "struct Tile { __device__ Tile() { __syncthreads(); } };\ntemplate <clas
     ("struct H { int k; struct { Tile t; } in; };", "H h; x[0] = h.k;", "PDCC510", "(in 'Tile'"),
     ("struct __align__(16) H { int k; Tile t; };", "H h; x[0] = h.k;", "PDCC510", "(in 'Tile'"),
     ("struct __align__(sizeof(float4)) H { int tid = threadIdx.x; };", "H h; x[h.tid] = 1;", "PDCC518", "'H'"),
+    ("struct __builtin_align__(16) H { int tid = threadIdx.x; };", "H h; x[h.tid] = 1;", "PDCC518", "'H'"),
+    ("int k = 1'000; struct __align__(8) H { int tid = threadIdx.x; int b = 2'000; };", "H h; x[h.tid] = 1;",
+     "PDCC518", "'H'"),
     ("typedef struct Foo { int v; __device__ Foo() { __syncthreads(); } } H;", "H h; x[0] = h.v;", "PDCC510",
      "(in 'Foo', which it calls)"),
     ("union U { int a; __device__ U() { __syncthreads(); } }; struct H { int k; union U u; };", "H h; x[0] = h.k;",
@@ -143,6 +146,13 @@ def test_what_building_an_object_runs_is_searched(classes, made, rule, found):
     ("", 'printf("__align__("); __syncthreads();', "PDCC510", "'__syncthreads' at line"),   # and strings
     ("__device__ int lane_sum(int v) { return __shfl_down_sync(~0u, v, 1); }\n#define SUM(v) lane_sum(v)",
      "x[0] = SUM(n);", "PDCC512", "(in 'lane_sum', which it calls)"),   # a macro's call of a function
+    ("#define B A\n#define A B __syncthreads()", "B;", "PDCC510", "through macro 'B'"),     # a cycle, either order
+    ("#define A B __syncthreads()\n#define B A", "B;", "PDCC510", "through macro 'B'"),
+    ("__device__ void f(int* a, int b) { __syncthreads(); }\n#define f(a) f(a, 0)\n#define G(a) f(a)", "G(x);",
+     "PDCC510", "(in 'f', which it calls)"),          # the function a self-referring macro leaves in place
+    ("struct T { int v; __device__ T(int n) : v(n) {} __device__ ~T() { __syncthreads(); } };\n#define MK(v) T(v)",
+     "x[0] = MK(n).v;", "PDCC510", "(in '~T', which it calls)"),   # a class a macro names: its destructor too
+    ("#define IDX (1'000 * blockIdx.x + 2'000)", "x[IDX] = 1;", "PDCC518", "through macro 'IDX'"),  # separators
 ])
 def test_a_macro_that_stands_for_an_obstacle_is_one(macros, body, rule, words):
     result = run(macros + f"\n__global__ void child(int* x, int n) {{ {body} }}\n")

@@ -82,26 +82,54 @@ def _macro_words(unit: Unit) -> dict[str, frozenset[str]]:
             parameters = set(_WORD.findall(definition.group(2) or ""))
             body = _STRINGS.sub(" ", definition.group(3))
             named.setdefault(definition.group(1), set()).update(w for w in _WORD.findall(body) if w not in parameters)
+    return _reachable_words(named)
+
+
+def _reachable_words(named: dict[str, set[str]]) -> dict[str, frozenset[str]]:
+    """For each macro, the words of its own definitions and of every macro they reach, in place of those macros'
+    names: Tarjan's strongly connected components without recursion (chains may be thousands long), each group of
+    macros that reach one another sharing one set, computed after the groups it reaches."""
     found: dict[str, frozenset[str]] = {}
-    for root in named:   # depth first without recursion (chains may be thousands long), each macro once
-        stack, entered = [root], set()
-        while stack:
-            name = stack[-1]
-            if name in found:
-                stack.pop()
-            elif name not in entered:
-                entered.add(name)
-                stack += [w for w in named[name] if w in named and w not in found and w not in entered]
-            else:   # (a macro met again on its own chain stands for nothing more)
-                stack.pop()
-                found[name] = frozenset().union(*(found.get(w, frozenset()) if w in named else
-                                                  {w} for w in named[name]))
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    for root in named:
+        if root in index:
+            continue
+        work = [(root, iter([w for w in named[root] if w in named]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            name, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = len(index)
+                    stack.append(successor)
+                    work.append((successor, iter([w for w in named[successor] if w in named])))
+                    break
+                if successor not in found:   # on the stack: in this group
+                    low[name] = min(low[name], index[successor])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[name])
+                if low[name] == index[name]:
+                    group = [stack.pop()]   # the group: the stack down to this macro
+                    while group[-1] != name:
+                        group.append(stack.pop())
+                    written = set().union(*(named[m] for m in group))
+                    # a macro's name stays only where the preprocessor leaves it, in its own expansion (`#define
+                    # f(a) f(a, 0)` calls the function f); another macro's stands for that macro's words
+                    words = {w for w in written if w not in named or w in group}
+                    words |= set().union(*(found[w] for w in written if w in found))
+                    for member in group:
+                        found[member] = frozenset(words)
     return {name: these for name, these in found.items() if these}
 
 
 _DEFINITION = re.compile(r"\s*([A-Za-z_]\w*)(\([^)]*\))?(.*)", re.S)
 _WORD = re.compile(r"[A-Za-z_]\w*")
-_STRINGS = re.compile(r'"(?:\\.|[^"\\])*"' + r"|'(?:\\.|[^'\\])*'")
+_STRINGS = re.compile(r'"(?:\\.|[^"\\])*"' + r"|(?<!\w)'(?:\\.|[^'\\])*'")   # (not 1'000's separators)
 
 
 def _searched_word(word: str) -> bool:
@@ -176,7 +204,8 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
             for word in sorted(w for w in macros[text] if _word_rule(w) is not None):
                 yield _word_obstacle(child, word, f" through macro '{text}'{where}", at, function.name)
             # and the functions it may call (`#define REDUCE(v) warp_reduce(v)`), or itself when it is one too
-            names = (text, *sorted(w for w in macros[text] if not _searched_word(w)))
+            names = tuple(n for w in (text, *sorted(w for w in macros[text] if not _searched_word(w)))
+                          for n in (w, f"~{w}"))   # (a class it names: its constructors and destructor)
         elif node.type in _ASM or (name_like or text in _ANYWHERE) and _word_rule(text) is not None:
             yield _word_obstacle(child, "asm" if node.type in _ASM else text, where, at, function.name)
         elif not name_like:
@@ -238,12 +267,18 @@ def macro_obstacles(unit: Unit, name: str) -> tuple[Obstacle, ...]:
 
 def _macro_obstacles(unit: Unit, name: str) -> tuple[Obstacle, ...]:
     macros = unit.analysis(_macro_words)
-    words = sorted(macros.get(name, frozenset()))
+    if name not in macros:
+        return ()
+    words = sorted(macros[name])
     found = [Obstacle(rule, f"macro '{name}' stands for '{word}'", unit.tree.root_node, name, word)
              for word in words if (rule := _word_rule(word)) is not None]
-    for word in (w for w in words if not _searched_word(w)):
-        for owner, callee in headers.bodies(unit, word):
+    for word in (name, *(w for w in words if not _searched_word(w))):
+        bodies = headers.bodies(unit, word)
+        for owner, callee in bodies:
             found += _search(unit, callee, owner, callee, unit.tree.root_node, set(), macros)
+        if not bodies and word != name and headers.declared_on_device(unit, word):
+            found.append(Obstacle(rules.CHILD_UNSEEN, f"'{word}' is defined in another translation unit",
+                                  unit.tree.root_node, word, word))
     return tuple(found)
 
 

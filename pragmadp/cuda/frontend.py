@@ -212,16 +212,16 @@ def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] 
 
 # CUDA's alignment and built-in type markers, which tree-sitter-cuda does not know: `struct __align__(16) T {...}`
 # parses as a function `T` of type `struct __align__`. The parser sees spaces in their place (offsets stay), in
-# code only: strings, character literals, comments and preprocessor lines (where a blank macro value would make
+# code only: strings, character literals (not a digit separator's quote, 1'000), comments and preprocessor lines (where a blank macro value would make
 # tree-sitter take the next line for it) are matched first and kept.
 _ATTRIBUTE_MACROS = re.compile(rb"""
-    "(?:\\.|[^"\\\n])*" | '(?:\\.|[^'\\\n])*' | //[^\n]* | /\*.*?\*/ | ^[ \t]*\#(?:\\.|[^\\\n])*
+    "(?:\\.|[^"\\\n])*" | (?<!\w)'(?:\\.|[^'\\\n])*' | //[^\n]* | /\*.*?\*/ | ^[ \t]*\#(?:\\.|[^\\\n])*
     | (?P<marker>\b__(?:builtin_)?align__\s*\((?:[^()]|\([^()]*\))*\) | \b__device_builtin__\b)""",
                                re.VERBOSE | re.MULTILINE | re.DOTALL)
 
 
 def _without_attribute_macros(data: bytes) -> bytes:
-    if b"__align__" not in data and b"__device_builtin__" not in data:
+    if b"_align__" not in data and b"__device_builtin__" not in data:   # (`__align__`, `__builtin_align__`)
         return data
     return _ATTRIBUTE_MACROS.sub(lambda m: b" " * len(m.group()) if m.group("marker") else m.group(), data)
 
