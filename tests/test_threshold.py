@@ -107,6 +107,8 @@ BUILT = "struct Tile { __device__ Tile() { __syncthreads(); } };\ntemplate <clas
     ("struct __align__(16) H { int k; Tile t; };", "H h; x[0] = h.k;", "PDCC510", "(in 'Tile'"),
     ("struct __align__(sizeof(float4)) H { int tid = threadIdx.x; };", "H h; x[h.tid] = 1;", "PDCC518", "'H'"),
     ("struct __builtin_align__(16) H { int tid = threadIdx.x; };", "H h; x[h.tid] = 1;", "PDCC518", "'H'"),
+    ("#define ALIGN(n) __align__(n)\nstruct ALIGN(16) H { int tid = threadIdx.x; };", "H h; x[h.tid] = 1;", "PDCC518",
+     "'H'"),                                                          # a macro of the file for __align__
     ("int k = 1'000; struct __align__(8) H { int tid = threadIdx.x; int b = 2'000; };", "H h; x[h.tid] = 1;",
      "PDCC518", "'H'"),
     ("typedef struct Foo { int v; __device__ Foo() { __syncthreads(); } } H;", "H h; x[0] = h.v;", "PDCC510",

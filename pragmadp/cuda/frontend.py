@@ -211,19 +211,30 @@ def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] 
 
 
 # CUDA's alignment and built-in type markers, which tree-sitter-cuda does not know: `struct __align__(16) T {...}`
-# parses as a function `T` of type `struct __align__`. The parser sees spaces in their place (offsets stay), in
-# code only: strings, character literals (not a digit separator's quote, 1'000), comments and preprocessor lines (where a blank macro value would make
-# tree-sitter take the next line for it) are matched first and kept.
-_ATTRIBUTE_MACROS = re.compile(rb"""
-    "(?:\\.|[^"\\\n])*" | (?<!\w)'(?:\\.|[^'\\\n])*' | //[^\n]* | /\*.*?\*/ | ^[ \t]*\#(?:\\.|[^\\\n])*
-    | (?P<marker>\b__(?:builtin_)?align__\s*\((?:[^()]|\([^()]*\))*\) | \b__device_builtin__\b)""",
-                               re.VERBOSE | re.MULTILINE | re.DOTALL)
+# parses as a function `T` of type `struct __align__`. The parser sees spaces in their place (offsets stay), and
+# in place of the file's macros that stand for one alone (`#define ALIGN(n) __align__(n)`: `struct ALIGN(16) T`),
+# in code only: strings, character literals (not a digit separator's quote, 1'000), comments and preprocessor
+# lines (where a blank macro value would make tree-sitter take the next line for it) are matched first and kept.
+_KEPT = rb"""
+    "(?:\\.|[^"\\\n])*" | (?<!\w)'(?:\\.|[^'\\\n])*' | //[^\n]* | /\*.*?\*/ | ^[ \t]*\#(?:\\.|[^\\\n])*"""
+_ARGUMENTS = rb"\((?:[^()]|\([^()]*\))*\)"   # one level of nested parentheses: `__align__(sizeof(float4))`
+_MARKERS = rb"__(?:builtin_)?align__\s*" + _ARGUMENTS + rb" | __device_builtin__"
+_MARKER_MACRO = re.compile(rb"^[ \t]*\#[ \t]*define[ \t]+(\w+)(?:\([^)]*\))?[ \t]+(?:" + _MARKERS + rb")[ \t]*$",
+                           re.MULTILINE | re.VERBOSE)
+
+
+@functools.lru_cache(maxsize=64)
+def _attribute_markers(macros: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    named = b"".join(rb" | \b" + re.escape(m) + rb"\b (?:\s*" + _ARGUMENTS + rb")?" for m in macros)
+    return re.compile(_KEPT + rb" | (?P<marker>\b(?:" + _MARKERS + rb")" + named + rb")",
+                      re.VERBOSE | re.MULTILINE | re.DOTALL)
 
 
 def _without_attribute_macros(data: bytes) -> bytes:
     if b"_align__" not in data and b"__device_builtin__" not in data:   # (`__align__`, `__builtin_align__`)
         return data
-    return _ATTRIBUTE_MACROS.sub(lambda m: b" " * len(m.group()) if m.group("marker") else m.group(), data)
+    macros = tuple(dict.fromkeys(m.group(1) for m in _MARKER_MACRO.finditer(data)))
+    return _attribute_markers(macros).sub(lambda m: b" " * len(m.group()) if m.group("marker") else m.group(), data)
 
 
 def index(source: SourceFile) -> Unit:
