@@ -93,10 +93,14 @@ def _reachable_words(named: dict[str, set[str]]) -> dict[str, frozenset[str]]:
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
+
+    def macros_in(name: str) -> Iterator[str]:
+        return iter([w for w in named[name] if w in named])
+
     for root in named:
         if root in index:
             continue
-        work = [(root, iter([w for w in named[root] if w in named]))]
+        work = [(root, macros_in(root))]
         index[root] = low[root] = len(index)
         stack.append(root)
         while work:
@@ -105,7 +109,7 @@ def _reachable_words(named: dict[str, set[str]]) -> dict[str, frozenset[str]]:
                 if successor not in index:
                     index[successor] = low[successor] = len(index)
                     stack.append(successor)
-                    work.append((successor, iter([w for w in named[successor] if w in named])))
+                    work.append((successor, macros_in(successor)))
                     break
                 if successor not in found:   # on the stack: in this group
                     low[name] = min(low[name], index[successor])
@@ -157,15 +161,12 @@ _WORD_MESSAGES = {
                         "version while others launch hangs there on sm_90",
     rules.CHILD_COOPERATIVE: "uses cooperative groups ('{word}'){where}",
 }
-_ANYWHERE = ("__shared__", "asm", "__asm__", "__asm")   # keywords, not names: obstacles whatever node they are
-
-
-_WORD_RULES = ((lambda w: w in ("asm", "__asm__", "__asm"), rules.CHILD_ASM),
+_ASM_WORDS = ("asm", "__asm__", "__asm")
+_ANYWHERE = ("__shared__", *_ASM_WORDS)   # keywords, not names: obstacles whatever node they are
+_WORD_RULES = ((lambda w: w in _ASM_WORDS, rules.CHILD_ASM),
                (lambda w: w == "__shared__", rules.CHILD_SHARED), (_BARRIERS.match, rules.CHILD_BARRIER),
                (_WARP.match, rules.CHILD_WARP), (lambda w: w == "__nanosleep", rules.CHILD_SLEEPS),
                (_COOPERATIVE.match, rules.CHILD_COOPERATIVE))
-
-
 
 
 
@@ -227,9 +228,9 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
         for name in _with_parts(unit, names):
             if name in visited:
                 continue
-            defined = [(u, f) for u, f in headers.bodies(unit, name) if not headers.host_only(unit, f)]
+            defined = _device_bodies(unit, name)
             built = [] if name.startswith("~") else headers.classes(unit, name)
-            for callee_unit, callee in [*defined, *((u, _initialisers(u, c, name)) for u, c in built)]:
+            for callee_unit, callee in [*defined, *((u, _initialisers(c, name)) for u, c in built)]:
                 yield from _search(unit, child, callee_unit, callee, entry if entry is not None or
                                    callee_unit is unit else at, visited, macros)
             if not defined and headers.declared_on_device(unit, name):
@@ -251,11 +252,21 @@ def _called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
     text = called_name(unit, call)
     if text is None or kernel_call_syntax(call) is not None:
         return ()
-    callees = headers.bodies(unit, text)
-    if not callees and headers.declared_on_device(unit, text):
-        return (Obstacle(rules.CHILD_UNSEEN, f"'{text}' is defined in another translation unit", call, text, text),)
-    return tuple(o for owner, callee in callees
-                 for o in _search(unit, callee, owner, callee, call, set(), unit.analysis(_macro_words)))
+    return _reached(unit, text, call, unit.analysis(_macro_words))
+
+
+def _reached(unit: Unit, name: str, at: Node, macros: dict[str, frozenset[str]]) -> tuple[Obstacle, ...]:
+    """The obstacles of the device functions called `name`, each standing at `at`; one of another translation
+    unit is one itself."""
+    callees = _device_bodies(unit, name)
+    if not callees and headers.declared_on_device(unit, name):
+        return (Obstacle(rules.CHILD_UNSEEN, f"'{name}' is defined in another translation unit", at, name, name),)
+    return tuple(o for owner, callee in callees for o in _search(unit, callee, owner, callee, at, set(), macros))
+
+
+def _device_bodies(unit: Unit, name: str) -> list[tuple[Unit, Function]]:
+    """The definitions of `name` device code may reach: all with a body but those that say `__host__` alone."""
+    return [(owner, f) for owner, f in headers.bodies(unit, name) if not headers.host_only(unit, f)]
 
 
 def macro_obstacles(unit: Unit, name: str) -> tuple[Obstacle, ...]:
@@ -273,12 +284,7 @@ def _macro_obstacles(unit: Unit, name: str) -> tuple[Obstacle, ...]:
     found = [Obstacle(rule, f"macro '{name}' stands for '{word}'", unit.tree.root_node, name, word)
              for word in words if (rule := _word_rule(word)) is not None]
     for word in (name, *(w for w in words if not _searched_word(w))):
-        bodies = headers.bodies(unit, word)
-        for owner, callee in bodies:
-            found += _search(unit, callee, owner, callee, unit.tree.root_node, set(), macros)
-        if not bodies and word != name and headers.declared_on_device(unit, word):
-            found.append(Obstacle(rules.CHILD_UNSEEN, f"'{word}' is defined in another translation unit",
-                                  unit.tree.root_node, word, word))
+        found += _reached(unit, word, unit.tree.root_node, macros)
     return tuple(found)
 
 
@@ -308,7 +314,7 @@ def _code(function: Function) -> Iterator[Node]:
             yield from walk(part)
 
 
-def _initialisers(owner: Unit, definition: Node, name: str) -> Function:
+def _initialisers(definition: Node, name: str) -> Function:
     """What building an object of a class runs besides its constructors' bodies: its members' default values
     (`int tid = threadIdx.x;`, run by every constructor, the implicit one too), searched as a function would be
     (`_code`)."""
@@ -392,8 +398,9 @@ def _direct_parts(owner: Unit, definition: Node) -> Iterator[str]:
         yield from _named_types(owner, definition)
         return
     for member in _members(definition):
-        if any(_constructs(d, in_class=True) for d in member.children_by_field_name("declarator")):
-            yield from _named_types(owner, required(member, "type"))
+        kind = member.child_by_field_name("type")
+        if kind is not None and any(_constructs(d, in_class=True) for d in member.children_by_field_name("declarator")):
+            yield from _named_types(owner, kind)
 
 
 def _members(definition: Node) -> Iterator[Node]:
