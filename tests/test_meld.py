@@ -244,6 +244,12 @@ def test_a_macro_that_stands_for_a_barrier_shared_memory_or_a_warp_call_is_not_m
     assert rule in rules_of(result) and "PDCC800" not in rules_of(result) and "pdcc_then" not in result.text
 
 
+def test_a_macro_of_the_command_line_is_seen_by_the_meld_refusals():
+    result = meld("#pragma meld\n  if (t & 1) { SYNC(); out[t] = 1; } else { SYNC(); out[t] = 2; }",
+                  defines={"SYNC()": "__syncthreads()"})
+    assert "PDCC810" in rules_of(result) and "PDCC800" not in rules_of(result) and "pdcc_then" not in result.text
+
+
 def test_a_callee_in_a_header_is_seen_by_the_meld_refusals(tmp_path: Path):
     (tmp_path / "tile.cuh").write_text("__device__ inline void settle(int* p) { p[0] = __shfl_sync(~0u, p[0], 0); }\n")
     code = '#include "tile.cuh"\n__global__ void k(int* out, int n) {\n  int t = threadIdx.x;\n#pragma meld\n' \

@@ -163,6 +163,27 @@ def test_a_macro_that_stands_for_an_obstacle_is_one(macros, body, rule, words):
     assert rule is None or words in missed[0].message
 
 
+@pytest.mark.parametrize("defines, body, rule, words", [
+    ({"SYNC()": "__syncthreads()"}, "SYNC(); x[0] = n;", "PDCC510", "through macro 'SYNC'"),   # -D'SYNC()=...'
+    ({"TID": "(blockIdx.x * blockDim.x + threadIdx.x)"}, "x[TID] = n;", "PDCC518", "through macro 'TID'"),
+    ({"WAIT": "WAIT2", "WAIT2": "__nanosleep(100)"}, "WAIT; x[0] = n;", "PDCC525", "through macro 'WAIT'"),
+    ({"N": "32"}, "x[N] = n;", None, None),
+])
+def test_a_macro_of_the_command_line_counts_as_one_of_the_file(defines, body, rule, words):
+    """`pdcc -D'SYNC()=__syncthreads()'`: the preprocessor defines it before the file, so the child calls it."""
+    text = f"__global__ void child(int* x, int n) {{ {body} }}\n" + PARENT
+    result = transform(SourceFile("t.cu", text.encode()), defines=defines)
+    missed = [r for r in result.remarks if r.kind.value == "missed"]
+    assert [r.rule.id for r in missed] == ([rule] if rule else [])
+    assert rule is None or words in missed[0].message
+
+
+def test_a_device_qualifier_macro_of_the_command_line_marks_a_prototype_of_another_unit():
+    text = "DEV void settle(int* x);\n__global__ void child(int* x, int n) { settle(x); }\n" + PARENT
+    result = transform(SourceFile("t.cu", text.encode()), defines={"DEV": "__device__"})
+    assert [r.rule.id for r in result.remarks if r.kind.value == "missed"] == ["PDCC524"]
+
+
 def test_a_macro_that_reads_an_index_and_synchronises_is_not_coarsened():
     """Every word a macro stands for counts, not only its first: coarsening accepts a barrier but not the index."""
     result = run("#define STORE_SYNC(a, v) do { __syncthreads(); a[blockIdx.x] = v; } while (0)\n"

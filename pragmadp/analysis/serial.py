@@ -73,10 +73,10 @@ def _macro_words(unit: Unit) -> dict[str, frozenset[str]]:
     built-in indices (`#define TID (blockIdx.x * ...)`), barriers, warp intrinsics, `__nanosleep`, cooperative
     groups, `__shared__`, `asm` (`#define SYNC() __syncthreads()`), and functions they call (`#define REDUCE(v)
     warp_reduce(v)`). Every definition of a name counts (one in each branch of an `#if`), its parameters and
-    string literals left out; a macro of no word is left out. Read from the preprocessor's view of the
-    `#define` lines of the file and of the headers it includes."""
+    string literals left out; a macro of no word is left out. Read from the command's -D and the preprocessor's
+    view of the `#define` lines of the file and of the headers it includes."""
     named: dict[str, set[str]] = {}
-    for text in headers.directives(unit, "define"):
+    for text in headers.macro_definitions(unit):
         definition = _DEFINITION.match(text)
         if definition is not None:
             parameters = set(_WORD.findall(definition.group(2) or ""))

@@ -214,9 +214,11 @@ def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] 
 # parses as a function `T` of type `struct __align__`. The parser sees spaces in their place (offsets stay), and
 # in place of the file's macros that stand for one alone (`#define ALIGN(n) __align__(n)`: `struct ALIGN(16) T`),
 # in code only: strings, character literals (not a digit separator's quote, 1'000), comments and preprocessor
-# lines (where a blank macro value would make tree-sitter take the next line for it) are matched first and kept.
+# lines (where a blank macro value would make tree-sitter take the next line for it) are matched first and kept;
+# a literal left open runs to the end of its line, a comment to the end of the file (else each quote or `/*` after
+# it would rescan the rest: quadratic).
 _KEPT = rb"""
-    "(?:\\.|[^"\\\n])*" | (?<!\w)'(?:\\.|[^'\\\n])*' | //[^\n]* | /\*.*?\*/ | ^[ \t]*\#(?:\\.|[^\\\n])*"""
+    "(?:\\.|[^"\\\n])*"? | (?<!\w)'(?:\\.|[^'\\\n])*'? | //[^\n]* | /\*.*?(?:\*/|\Z) | ^[ \t]*\#(?:\\.|[^\\\n])*"""
 _ARGUMENTS = rb"\((?:[^()]|\([^()]*\))*\)"   # one level of nested parentheses: `__align__(sizeof(float4))`
 _MARKERS = rb"__(?:builtin_)?align__\s*" + _ARGUMENTS + rb" | __device_builtin__"
 _MARKER_MACRO = re.compile(rb"^[ \t]*\#[ \t]*define[ \t]+(\w+)(?:\([^)]*\))?[ \t]+(?:" + _MARKERS + rb")[ \t]*$",

@@ -145,11 +145,20 @@ def directives(unit: Unit, name: str) -> Iterator[str]:
             yield text
 
 
+def macro_definitions(unit: Unit) -> Iterator[str]:
+    """The text after `#define` of every macro the file may see: the command's -D first, as the preprocessor
+    defines them before the file (`-D'SYNC()=__syncthreads()'` is `SYNC() __syncthreads()`), then the file's and
+    its quoted headers' `#define` lines."""
+    for name, value in unit.defines.items():
+        yield f"{name} {value}"
+    yield from directives(unit, "define")
+
+
 def _device_macros(unit: Unit) -> frozenset[str]:
     """Object-like macros whose replacement says `__device__` or `__global__` (`#define HD __host__ __device__`),
     directly or through another such macro (`#define QUAL HD`)."""
     replacements = [(m.group(1), set(re.findall(r"\w+", m.group(2))))
-                    for m in map(OBJECT_MACRO.match, directives(unit, "define")) if m]
+                    for m in map(OBJECT_MACRO.match, macro_definitions(unit)) if m]
     found = {"__device__", "__global__"}
     while True:
         more = {name for name, words in replacements if words & found} - found
