@@ -276,6 +276,18 @@ EXPLANATIONS: dict[str, str] = {
         launch of an aggregated or budgeted site is retried instead of run in the parent. Coarsening, aggregation
         and consolidation are not affected. Drop the __nanosleep (a spin without it), or the threshold
         clause.""",
+    "PDCC526": """\
+        The child, or a device function it calls, has a loop whose way out (its condition, or an `if` in it that
+        breaks or returns) reads memory other threads write while it runs: a load through a volatile pointer or
+        of a volatile global, an atomic that only reads (atomicAdd(p, 0), atomicCAS(p, v, v)), an atomic load
+        (__atomic_load_n, cuda::atomic_ref's load), __ldcv. It waits for another thread: a flag, a count, a
+        predecessor's result. pdcc's serial version runs the child's threads one after another in the parent
+        thread, so a thread waiting for a later one would wait forever; coarsening runs several of its blocks
+        one after another in one block, and consolidation several items in one consumer, with the same risk.
+        Those passes leave the launch as written, and a failed launch is retried rather than run in the
+        parent; aggregation keeps every thread of the child and still applies. An atomic that changes memory
+        is no wait (taking work with atomicAdd(&next, 1), a CAS update loop, a lock released before the next
+        thread runs), nor a shared read in a loop that does not leave on it.""",
     "PDCC518": """\
         pdcc's copies of the child's body take threadIdx, blockIdx, blockDim and gridDim as parameters (the
         outlined `child__pdcc_thread`), so that the serial path, a coarsened block or an aggregated block can

@@ -472,6 +472,15 @@ def test_a_threshold_on_a_sleeping_recursion_runs_no_item_in_the_launching_threa
             [("PDCC525", "threshold")]
 
 
+def test_a_recursion_whose_kernel_waits_for_another_thread_is_not_consolidated():
+    """PDCC526: a consumer runs several items one after another; an item waiting for a later one never ends."""
+    result = walk("consldt(block)", **{"depth[c] = depth[node] + 1;":
+                                       "while (atomicAdd(&depth[node], 0) < 0) {}\n  depth[c] = depth[node] + 1;"})
+    missed = [r for r in result.remarks if r.kind.value == "missed"]
+    assert [r.rule.id for r in missed] == ["PDCC526"] and "waits in a loop for another thread" in missed[0].message
+    assert not remarks(result, "PDCC570") and "walk<<<(n + 127) / 128, 128>>>" in result.text
+
+
 @pytest.mark.nvcc
 def test_threshold_with_consolidation_compiles(tmp_path: Path):
     for granularity in ("warp", "block", "grid"):

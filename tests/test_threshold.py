@@ -34,7 +34,9 @@ def run(child: str, parent: str = PARENT):
     ("auto b = cooperative_groups::this_thread_block(); b.sync();", "PDCC513", "cooperative groups"),
     ("if (n > 1) child<<<1, 1>>>(x, n / 2);", "PDCC514", "launches itself"),
     ('asm volatile("membar.gl;");', "PDCC516", "inline assembly"),
-    ("while (atomicAdd(x, 0) == 0) __nanosleep(64);", "PDCC525", "calls '__nanosleep'"),
+    ("__nanosleep(64); x[0] = n;", "PDCC525", "calls '__nanosleep'"),
+    ("while (atomicAdd(x, 0) == 0) __nanosleep(64);", "PDCC526", "waits in a loop for another thread (its way out "
+     "reads 'atomicAdd(x, 0)', which other threads write)"),
 ])
 def test_children_that_cannot_run_serially(body: str, rule: str, words: str):
     result = run(f"__global__ void child(int* x, int n) {{ {body} }}\n")
@@ -50,11 +52,60 @@ def test_a_sleeping_child_keeps_no_serial_version_but_is_coarsened_and_aggregate
     """A yield point in the serial loop hangs the warp beside its launching lanes (PDCC525): no serial version
     anywhere, not even as a failed launch's fallback (pdcc::Retry); the other passes do not run it so."""
     parent = PARENT.replace("threshold(16)", "threshold(16) coarsen(4) consldt(block)")
-    result = run("__global__ void child(int* x, int n) { while (atomicAdd(x, 0) == 0) __nanosleep(64); }\n", parent)
+    result = run("__global__ void child(int* x, int n) { for (int i = 0; i < n; ++i) __nanosleep(64); }\n", parent)
     assert [(r.rule.id, r.kind.value) for r in result.remarks if r.kind.value != "analysis"] == [
         ("PDCC525", "missed"), ("PDCC550", "applied"), ("PDCC560", "applied")]
     assert "__pdcc_serial" not in result.text and "pdcc::Retry()" in result.text
     assert_compiles(result.text, tmp_path)
+
+
+@pytest.mark.parametrize("before, body, read", [
+    ("", "while (*(volatile int*)x == 0) {}", "(volatile int*)x"),                  # a cast to volatile
+    ("", "volatile int* flag = x; while (flag[1] == 0) {}", "flag"),                  # a volatile pointer
+    ("", "int v; do { v = atomicAdd(x, 0); } while (v == 0);", "atomicAdd(x, 0)"),    # through a variable
+    ("", "for (;;) { if (atomicOr_system(x + 1, 0) != 0) break; x[2] += 1; }", "atomicOr_system(x + 1, 0)"),
+    ("", "while (atomicCAS(x, 1, 1) != 1) {}", "atomicCAS(x, 1, 1)"),
+    ("", "while (__atomic_load_n(x, __ATOMIC_ACQUIRE) == 0) {}", "__atomic_load_n(x, __ATOMIC_ACQUIRE)"),
+    ("", "while (cuda::atomic_ref<int, cuda::thread_scope_device>(x[0]).load() == 0) {}",
+     "cuda::atomic_ref<int, cuda::thread_sc..."),                                    # (40 characters shown)
+    ("__device__ volatile int ready;", "while (!ready) {} x[0] = n;", "ready"),        # a volatile global
+    ("struct Queue { volatile int head; };", "Queue* q = (Queue*)x; while (q->head == 0) {}", "head"),
+    ("__device__ int peek(const int* p) { return *(const volatile int*)p; }", "while (peek(x) == 0) {}",
+     "(const volatile int*)p"),                                                       # in a function it calls
+    ("__device__ void await(int* p) { while (atomicAdd(p, 0) == 0) {} }", "await(x); x[1] = n;",
+     "atomicAdd(p, 0)"),                                                              # a callee's own loop
+])
+def test_a_child_that_waits_for_another_thread_is_not_serialised_or_coarsened(before, body, read):
+    """Run one thread after another, a thread that waits for a later one waits forever (PDCC526); its blocks
+    coarsened, an original block may wait for one its coarse block runs after it. Aggregation keeps every thread."""
+    parent = PARENT.replace("threshold(16)", "threshold(16) coarsen(4) consldt(block)")
+    result = run(f"{before}\n__global__ void child(int* x, int n) {{ {body} }}\n", parent)
+    decided = [(r.rule.id, r.kind.value) for r in result.remarks if r.kind.value != "analysis"]
+    assert decided == [("PDCC526", "missed"), ("PDCC526", "missed"), ("PDCC560", "applied")]
+    assert f"its way out reads '{read}'" in result.remarks[0].message and "__pdcc_serial" not in result.text
+    assert "pdcc::Retry()" in result.text   # a failed aggregated launch is retried, never run in the parent
+
+
+def test_a_waiting_child_aggregated_compiles(tmp_path):
+    parent = PARENT.replace("threshold(16)", "threshold(16) coarsen(4) consldt(block)")
+    result = run("__global__ void child(int* x, int n) { while (*(volatile int*)x == 0) {} x[1] = n; }\n", parent)
+    assert "PDCC560" in [r.rule.id for r in result.remarks]
+    assert_compiles(result.text, tmp_path)
+
+
+@pytest.mark.parametrize("before, body", [
+    ("__device__ int load_relaxed(const int* p) { return *(const volatile int*)p; }",
+     "for (int i = 0; i < n; ++i) if (load_relaxed(&x[i]) > n) atomicMin(&x[i], n);"),    # read in the body only
+    ("", "int i; while ((i = atomicAdd(x, 1)) < n) x[i + 1] = i;"),                        # taking work
+    ("", "int old = x[0], assumed; do { assumed = old; old = atomicCAS(x, assumed, assumed + n); } "
+         "while (assumed != old);"),                                                     # an atomic update
+    ("", "while (atomicCAS(x, 0, 1) != 0) {} x[1] += n; atomicExch(x, 0);"),             # a lock
+    ("", "volatile float p = n * 2.0f; for (int i = 0; i < (int)p; ++i) x[i] = i;"),     # a volatile local
+    ("", "for (int i = 0; i < n; ++i) { if (atomicAdd(&x[i], 0) > n) x[0] = i; }"),      # no way out through it
+])
+def test_a_child_that_only_reads_shared_memory_or_makes_progress_is_serialised(before, body):
+    result = run(f"{before}\n__global__ void child(int* x, int n) {{ {body} }}\n")
+    assert [r.rule.id for r in result.remarks if r.kind.value != "analysis"] == ["PDCC500"]
 
 
 PARTS = """

@@ -15,7 +15,9 @@ object the child makes (`_callees` says which forms), with their initialiser lis
 default values, and the same for the bases and members it builds implicitly (`_parts`: through template
 arguments, aliases and unnamed structs too). A device function they declare but do not define (another
 translation unit's, with -rdc) is an obstacle of its own, since pdcc cannot see what it does (PDCC524). So
-is `__nanosleep`: a yield point in the serial loop hangs the warp beside its launching lanes (PDCC525). A
+is `__nanosleep`: a yield point in the serial loop hangs the warp beside its launching lanes (PDCC525). So is a
+loop that waits for memory another thread writes (waits.py, PDCC526): run serially, the thread it waits for
+would never run. A
 macro that stands for any of these words, directly or through other macros, counts as every word it stands for
 (`_macro_words`). Functions they do not declare (CUDA's, the C++ library's, a header included with <...>) and
 overloaded operators other than `()` are not followed and are assumed not to cooperate.
@@ -27,12 +29,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from pragmadp.analysis import waits
 from pragmadp.cuda import headers
 from pragmadp.cuda.frontend import (Function, Node, Unit, called_name, kernel_call_syntax, launched_identifier,
                                     local_bindings, node_text, plain_type_name, required, unwrapped_declarator,
                                     walk)
 from pragmadp.report import rules
-from pragmadp.report.remarks import Rule
+from pragmadp.report.remarks import Rule, excerpt
 
 _BARRIERS = re.compile(r"^(__syncthreads(_count|_and|_or)?|__syncwarp|__barrier_sync)$")
 _WARP = re.compile(r"^(__shfl\w*|__ballot\w*|__any_sync|__all_sync|__uni_sync|__activemask|__match_\w+|"
@@ -190,9 +193,15 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
     header, each obstacle stands at `entry`, the call in the child's file that leads there, and its message
     says where in the header it is."""
     visited.add(function.name)
+    waiting = waits.waiting_loop(unit, owner, function)
     for node in _code(function):
         where = _where(unit, child, owner, function, node)
         at = node if entry is None else entry
+        if waiting is not None and node == waiting[0]:
+            read = waiting[1]
+            yield Obstacle(rules.CHILD_WAITS, f"child '{child.name}' waits in a loop for another thread (its way "
+                           f"out reads '{excerpt(owner.text(read), 40)}', which other threads write){where}", at,
+                           function.name, owner.text(read))
         text = owner.text(node) if node.child_count == 0 or node.type in _ASM else ""
         hidden = _hidden_builtin(owner, node, function is not child, macros)
         if hidden is not None:
@@ -228,7 +237,7 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
         for name in _with_parts(unit, names):
             if name in visited:
                 continue
-            defined = _device_bodies(unit, name)
+            defined = headers.device_bodies(unit, name)
             built = [] if name.startswith("~") else headers.classes(unit, name)
             for callee_unit, callee in [*defined, *((u, _initialisers(c, name)) for u, c in built)]:
                 yield from _search(unit, child, callee_unit, callee, entry if entry is not None or
@@ -258,15 +267,10 @@ def _called(unit: Unit, call: Node) -> tuple[Obstacle, ...]:
 def _reached(unit: Unit, name: str, at: Node, macros: dict[str, frozenset[str]]) -> tuple[Obstacle, ...]:
     """The obstacles of the device functions called `name`, each standing at `at`; one of another translation
     unit is one itself."""
-    callees = _device_bodies(unit, name)
+    callees = headers.device_bodies(unit, name)
     if not callees and headers.declared_on_device(unit, name):
         return (Obstacle(rules.CHILD_UNSEEN, f"'{name}' is defined in another translation unit", at, name, name),)
     return tuple(o for owner, callee in callees for o in _search(unit, callee, owner, callee, at, set(), macros))
-
-
-def _device_bodies(unit: Unit, name: str) -> list[tuple[Unit, Function]]:
-    """The definitions of `name` device code may reach: all with a body but those that say `__host__` alone."""
-    return [(owner, f) for owner, f in headers.bodies(unit, name) if not headers.host_only(unit, f)]
 
 
 def macro_obstacles(unit: Unit, name: str) -> tuple[Obstacle, ...]:

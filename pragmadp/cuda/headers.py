@@ -78,6 +78,11 @@ def bodies(unit: Unit, name: str) -> list[tuple[Unit, Function]]:
     return [(owner, f) for owner, f in definitions(unit, name) if f.body is not None]
 
 
+def device_bodies(unit: Unit, name: str) -> list[tuple[Unit, Function]]:
+    """The definitions of `name` device code may reach: all with a body but those that say `__host__` alone."""
+    return [(owner, f) for owner, f in bodies(unit, name) if not host_only(unit, f)]
+
+
 def classes(unit: Unit, name: str) -> list[tuple[Unit, frontend.Node]]:
     """Every struct, class or union called `name` (its plain name: a namespace's or a template of that name too,
     or a typedef's of an unnamed one) defined with a body, in the file and in its headers, with the unit each is

@@ -30,6 +30,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+def excerpt(text: str, width: int = 60) -> str:
+    """Source text as one line of at most `width` characters, for a remark."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 class Kind(str, enum.Enum):
     APPLIED = "applied"    # a transformation was done (LLVM: Passed)
     MISSED = "missed"      # a transformation was asked for and not done, with the reason

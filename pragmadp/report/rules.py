@@ -216,6 +216,9 @@ CHILD_UNSEEN = Rule("PDCC524", "child-calls-unseen-function",
 CHILD_SLEEPS = Rule("PDCC525", "child-sleeps",
                     "The child calls __nanosleep; its serial version beside launching lanes of the same warp hangs.",
                     _WHY_NOT)
+CHILD_WAITS = Rule("PDCC526", "child-waits",
+                   "The child waits in a loop for another thread; run one thread after another, it would wait forever.",
+                   _WHY_NOT)
 CHILD_UNKNOWN = Rule("PDCC515", "child-not-found",
                      "The launched kernel is not defined in this file, so pdcc cannot build its serial version.", _WHY_NOT)
 CHILD_ASM = Rule("PDCC516", "child-uses-inline-asm", "The child contains inline assembly pdcc cannot reason about.", _WHY_NOT)

@@ -36,7 +36,7 @@ CLAUSE = Coarsen
 RULES = (rules.COARSEN_APPLIED,)
 COARSE_SUFFIX = "__pdcc_coarse"
 REFUSED = (rules.CHILD_COOPERATIVE, rules.CHILD_ASM, rules.CHILD_HIDDEN_BUILTINS, rules.CHILD_RECURSIVE,
-           rules.CHILD_LAUNCHES, rules.CHILD_UNSEEN)
+           rules.CHILD_LAUNCHES, rules.CHILD_UNSEEN, rules.CHILD_WAITS)   # (a block may wait for one it now follows)
 _NEEDS_BARRIER = (rules.CHILD_BARRIER, rules.CHILD_SHARED)
 _RECURSION = ": coarsening would reach the first level of the recursion only (consldt(...) consolidates it)"
 _CONSOLIDATED = ": coarsening does not compose with consldt on a recursion (a consumer block already strides over " \

@@ -77,7 +77,7 @@ _NO_BLOCK_SIZE = " (its items' blocks run as launched only when every launch giv
     "size, a number or a constant of the file, which the consumer's blocks then have)"
 _REFUSED = {rules.CHILD_BARRIER: _NO_BLOCK_SIZE, rules.CHILD_SHARED: _NO_BLOCK_SIZE, rules.CHILD_WARP: _NO_BLOCK_SIZE,
             rules.CHILD_COOPERATIVE: _NOT_AS_LAUNCHED, rules.CHILD_ASM: "", rules.CHILD_HIDDEN_BUILTINS: "",
-            rules.CHILD_LAUNCHES: "", rules.CHILD_UNSEEN: ""}
+            rules.CHILD_LAUNCHES: "", rules.CHILD_UNSEEN: "", rules.CHILD_WAITS: ""}
 _COOPERATING = (rules.CHILD_BARRIER, rules.CHILD_SHARED, rules.CHILD_WARP)  # fine when blocks run as launched
 _SAME_AS_LAUNCHED = {"threadIdx", "blockDim"}  # what a callee reads of them is the item's too, then
 _OUTCOME = "; the launches are left as written"

@@ -38,10 +38,10 @@ from pragmadp.cuda import lift
 from pragmadp.cuda.frontend import Function, Node, Unit, declared_names, enclosing_function, local_bindings, walk
 from pragmadp.directives import Directive, MeldThreshold, Value
 from pragmadp.report import rules
-from pragmadp.report.remarks import Kind, Remark, Rule
+from pragmadp.report.remarks import Kind, Remark, Rule, excerpt
 from pragmadp.source import Span
 from pragmadp.transforms.base import Applied, Context, Missed
-from pragmadp.transforms.melding import PDCC_PRAGMA, Melder, Refused, is_memory, short
+from pragmadp.transforms.melding import PDCC_PRAGMA, Melder, Refused, is_memory
 
 NAME = "meld"
 CLAUSE = MeldThreshold
@@ -104,7 +104,7 @@ def plan(site: MeldSite, context: Context) -> Applied | Missed:
     why = unit.analysis(divergence.of_function, site.function.node).why(unit, condition)
     if why is None:
         return Missed((_remark(context, site, Kind.ANALYSIS, rules.MELD_UNIFORM, unit.span(condition),
-                               condition=short(unit.text(condition).strip("() ")),
+                               condition=excerpt(unit.text(condition).strip("() ")),
                                why="it reads only parameters, constants and block-wide values"),))
     lifted = lift.statement(unit, site.statement, trees=True)
     if not isinstance(lifted, ir.If):

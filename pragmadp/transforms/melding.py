@@ -24,7 +24,7 @@ from pragmadp.analysis import alignment, counted_loop, ctype, writes
 from pragmadp.analysis.alignment import cost, own_cost
 from pragmadp.cgen import printer
 from pragmadp.report import rules
-from pragmadp.report.remarks import Rule
+from pragmadp.report.remarks import Rule, excerpt
 from pragmadp.transforms import chain_selects
 
 GAP = alignment.OTHER   # an unaligned statement costs a guard
@@ -899,12 +899,6 @@ def printer_text(item: ir.Stmt) -> str:
     return printer.text(item)
 
 
-def short(text: str) -> str:
-    """One line of at most 60 characters, for remarks."""
-    text = " ".join(text.split())
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _first_line(item: ir.Stmt) -> str:
     text = printer.text(item).strip().splitlines()[0] if item is not None else ""
-    return short(text.rstrip("{ ;"))
+    return excerpt(text.rstrip("{ ;"))
