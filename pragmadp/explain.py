@@ -277,17 +277,21 @@ EXPLANATIONS: dict[str, str] = {
         and consolidation are not affected. Drop the __nanosleep (a spin without it), or the threshold
         clause.""",
     "PDCC526": """\
-        The child, or a device function it calls, has a loop whose way out (its condition, or an `if` in it that
-        breaks or returns) reads memory other threads write while it runs: a load through a volatile pointer or
-        of a volatile global, an atomic that only reads (atomicAdd(p, 0), atomicCAS(p, v, v)), an atomic load
-        (__atomic_load_n, cuda::atomic_ref's load), __ldcv. It waits for another thread: a flag, a count, a
+        The child, or a device function it calls, has a loop that only memory other threads write lets end:
+        its condition reads such memory, or it has none (for (;;), while (true)) and an `if` that leaves it
+        does, directly, through a variable the loop sets from such a read, or through a function it calls. Such
+        a read is a load through a volatile pointer or of a volatile global (a macro for one too), an atomic
+        that only reads (atomicAdd(p, 0), atomicCAS(p, v, v)), an atomic load (__atomic_load_n, __ldcv), a
+        use of an atomic object (cuda::atomic_ref's load). It waits for another thread: a flag, a count, a
         predecessor's result. pdcc's serial version runs the child's threads one after another in the parent
         thread, so a thread waiting for a later one would wait forever; coarsening runs several of its blocks
         one after another in one block, and consolidation several items in one consumer, with the same risk.
         Those passes leave the launch as written, and a failed launch is retried rather than run in the
         parent; aggregation keeps every thread of the child and still applies. An atomic that changes memory
-        is no wait (taking work with atomicAdd(&next, 1), a CAS update loop, a lock released before the next
-        thread runs), nor a shared read in a loop that does not leave on it.""",
+        is no wait (taking work with atomicAdd(&next, 1), a CAS update loop, a lock taken with atomicCAS or
+        atomicExch alone, released before the next thread runs), nor a loop a bound ends anyway (for i < n,
+        leaving early when a flag is set). Not seen: volatile or atomic types behind a typedef, a member of
+        atomic type, a macro that is a whole loop.""",
     "PDCC518": """\
         pdcc's copies of the child's body take threadIdx, blockIdx, blockDim and gridDim as parameters (the
         outlined `child__pdcc_thread`), so that the serial path, a coarsened block or an aggregated block can

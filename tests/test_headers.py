@@ -49,6 +49,21 @@ def threshold_remarks(tmp_path: Path, include: str, include_dirs: tuple[str, ...
     return transform_path(str(source), "src/k.cu", include_dirs=include_dirs).remarks
 
 
+@pytest.mark.parametrize("header, wait", [
+    ("__device__ inline bool peek(const int* p) { return *(const volatile int*)p != 0; }", "while (!peek(x)) {}"),
+    ("__device__ volatile int ready;", "while (!ready) {}"),
+])
+def test_a_wait_through_a_header_is_found_and_quoted_from_the_header(tmp_path: Path, header: str, wait: str):
+    """The read is quoted from the file it is in (a review found the including file's bytes at the header's
+    offsets: another file's text, or a UnicodeDecodeError where they split a character)."""
+    write(tmp_path / "src" / "w.cuh", "// helpers.\n" + header + "\n")
+    source = write(tmp_path / "src" / "k.cu", "// " + "é" * 60 + "\n#include \"w.cuh\"\n"
+                   f"__global__ void child(int* x, int n) {{ {wait} x[1] = n; }}\n" + THRESHOLD_PARENT)
+    (missed,) = [r for r in transform_path(str(source), "src/k.cu").remarks if r.kind.value == "missed"]
+    quoted = "(const volatile int*)p" if "peek" in header else "ready"
+    assert missed.rule.id == "PDCC526" and f"its way out reads '{quoted}'" in missed.message
+
+
 def test_a_barrier_in_a_header_callee_keeps_the_child_from_running_serially(tmp_path: Path):
     write(tmp_path / "src" / "tile.cuh", BARRIER_HEADER)
     remarks = threshold_remarks(tmp_path, '#include "tile.cuh"')

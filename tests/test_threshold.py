@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from conftest import assert_compiles, host_build_and_run
-from pragmadp.pipeline import transform
+from pragmadp.pipeline import transform, transform_path
 from pragmadp.source import SourceFile
 
 PARENT = """
@@ -74,6 +74,15 @@ def test_a_sleeping_child_keeps_no_serial_version_but_is_coarsened_and_aggregate
      "(const volatile int*)p"),                                                       # in a function it calls
     ("__device__ void await(int* p) { while (atomicAdd(p, 0) == 0) {} }", "await(x); x[1] = n;",
      "atomicAdd(p, 0)"),                                                              # a callee's own loop
+    # a review's: macros, literals of other types, a flag set under an if, a loop left by return, atomic objects
+    ("#define READ_ONCE(p) (*(volatile int*)(p))", "while (READ_ONCE(x) == 0) {}", "READ_ONCE"),
+    ("", "while (atomicAdd(x, 0u) == 0) {}", "atomicAdd(x, 0u)"),
+    ("", "while (atomicAnd(x, ~0u) == 0) {}", "atomicAnd(x, ~0u)"),
+    ("", "bool done = false; while (!done) { if (atomicAdd(x, 0) > 0) done = true; }", "atomicAdd(x, 0)"),
+    ("", "while (true) { if (atomicXor(x, 0) != 0) return; x[1] += 1; }", "atomicXor(x, 0)"),
+    ("", "do { x[1] += 1; } while (atomicAdd_block(x, 0) == 0);", "atomicAdd_block(x, 0)"),
+    ("", "const cuda::atomic<int>* flag = (const cuda::atomic<int>*)x; while (*flag == 0) {}", "flag"),
+    ("", "while (*static_cast<volatile int*>(x) == 0) {}", "static_cast<volatile int*>(x)"),
 ])
 def test_a_child_that_waits_for_another_thread_is_not_serialised_or_coarsened(before, body, read):
     """Run one thread after another, a thread that waits for a later one waits forever (PDCC526); its blocks
@@ -84,6 +93,12 @@ def test_a_child_that_waits_for_another_thread_is_not_serialised_or_coarsened(be
     assert decided == [("PDCC526", "missed"), ("PDCC526", "missed"), ("PDCC560", "applied")]
     assert f"its way out reads '{read}'" in result.remarks[0].message and "__pdcc_serial" not in result.text
     assert "pdcc::Retry()" in result.text   # a failed aggregated launch is retried, never run in the parent
+
+
+def test_a_command_line_macro_that_reads_volatile_memory_is_a_wait():
+    text = "__global__ void child(int* x, int n) { while (PEEK(x) == 0) {} }\n" + PARENT
+    result = transform(SourceFile("t.cu", text.encode()), defines={"PEEK(p)": "(*(volatile int*)(p))"})
+    assert [r.rule.id for r in result.remarks if r.kind.value == "missed"] == ["PDCC526"]
 
 
 def test_a_waiting_child_aggregated_compiles(tmp_path):
@@ -102,6 +117,15 @@ def test_a_waiting_child_aggregated_compiles(tmp_path):
     ("", "while (atomicCAS(x, 0, 1) != 0) {} x[1] += n; atomicExch(x, 0);"),             # a lock
     ("", "volatile float p = n * 2.0f; for (int i = 0; i < (int)p; ++i) x[i] = i;"),     # a volatile local
     ("", "for (int i = 0; i < n; ++i) { if (atomicAdd(&x[i], 0) > n) x[0] = i; }"),      # no way out through it
+    # a review's: a loop a bound ends anyway, a break of an inner loop or switch, a return in a lambda,
+    # another declarator of a volatile declaration, taking work from an atomic object
+    ("", "volatile int* found = x; for (int i = 0; i < n; ++i) { if (*found) return; x[i + 1] = i; }"),
+    ("", "for (;;) { for (int i = 0; i < n; ++i) if (atomicAdd(&x[i], 0) > 0) break; "
+         "switch (atomicOr(x, 0)) { case 1: break; } if (x[1]++ > n) break; }"),
+    ("", "while (true) { auto f = [&]() { if (atomicAdd(x, 0) == 0) return; x[2] = 1; }; f(); if (--n < 0) break; }"),
+    ("", "volatile int* out = x; int count = n; for (int i = 0; i < count; ++i) out[i] = i;"),
+    ("", "cuda::atomic_ref<int, cuda::thread_scope_device> next(x[0]); int i; while ((i = next.fetch_add(1)) < n) "
+         "x[i + 1] = i;"),
 ])
 def test_a_child_that_only_reads_shared_memory_or_makes_progress_is_serialised(before, body):
     result = run(f"{before}\n__global__ void child(int* x, int n) {{ {body} }}\n")
@@ -227,6 +251,18 @@ def test_a_macro_of_the_command_line_counts_as_one_of_the_file(defines, body, ru
     missed = [r for r in result.remarks if r.kind.value == "missed"]
     assert [r.rule.id for r in missed] == ([rule] if rule else [])
     assert rule is None or words in missed[0].message
+
+
+def test_an_alignment_macro_of_the_command_line_is_masked_from_the_parser(tmp_path):
+    """`-D'ALIGN(n)=__align__(n)'`: `struct ALIGN(16) H` would read as a function H, hiding its member's index,
+    in the file and in its headers."""
+    (tmp_path / "h.cuh").write_text("struct ALIGN(16) G { int tid = threadIdx.x; };\n")
+    for body, found in (("H h; x[h.tid] = 1;", "of 'H'"), ("G g; x[g.tid] = 1;", "h.cuh:1")):
+        (tmp_path / "t.cu").write_text('#include "h.cuh"\nstruct ALIGN(16) H { int tid = threadIdx.x; };\n'
+                                       f"__global__ void child(int* x, int n) {{ {body} }}\n" + PARENT)
+        result = transform_path(str(tmp_path / "t.cu"), defines={"ALIGN(n)": " __align__(n)"})
+        missed = [r for r in result.remarks if r.kind.value == "missed"]
+        assert [r.rule.id for r in missed] == ["PDCC518"] and found in missed[0].message, missed
 
 
 def test_a_device_qualifier_macro_of_the_command_line_marks_a_prototype_of_another_unit():

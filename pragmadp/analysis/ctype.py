@@ -240,15 +240,13 @@ def integer_macros(unit: Unit) -> dict[str, str]:
     in some `#if` branch): where it is used it may not be the macro. (Headers pdcc does not read, those included
     with `<...>` or `-include`, are not seen.)"""
     found: dict[str, str | None] = {}
-    for text in headers.directives(unit, "define"):
+    for text in headers.macro_definitions(unit):   # (in any order: every definition must agree)
         macro = headers.OBJECT_MACRO.match(text)
         if macro is not None:
             _note_macro(found, macro.group(1), macro.group(2))
     for text in headers.directives(unit, "undef"):
         found[text.strip()] = None
     included = headers.included(unit)
-    for name, value in unit.defines.items():
-        _note_macro(found, name, value)
     return {name: kind for name, kind in found.items() if kind is not None and not _declares(unit, name) and not any(
         _declares(header.unit, name) for header in included if name.encode() in header.source.data)}
 

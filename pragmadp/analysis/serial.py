@@ -193,15 +193,15 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
     header, each obstacle stands at `entry`, the call in the child's file that leads there, and its message
     says where in the header it is."""
     visited.add(function.name)
-    waiting = waits.waiting_loop(unit, owner, function)
+    waiting = waits.waiting_loop(unit, owner, function, macros)
     for node in _code(function):
         where = _where(unit, child, owner, function, node)
         at = node if entry is None else entry
         if waiting is not None and node == waiting[0]:
-            read = waiting[1]
+            read = waits.read_text(waiting[1])
             yield Obstacle(rules.CHILD_WAITS, f"child '{child.name}' waits in a loop for another thread (its way "
-                           f"out reads '{excerpt(owner.text(read), 40)}', which other threads write){where}", at,
-                           function.name, owner.text(read))
+                           f"out reads '{excerpt(read, 40)}', which other threads write){where}", at,
+                           function.name, read)
         text = owner.text(node) if node.child_count == 0 or node.type in _ASM else ""
         hidden = _hidden_builtin(owner, node, function is not child, macros)
         if hidden is not None:

@@ -1,119 +1,237 @@
 """Does a function wait for another thread? (for the serial check, serial.py)
 
-A loop waits when its way out (its condition, or that of an `if` in it that leaves it by `break`, `return` or
-`goto`) reads memory that other threads write while it runs: directly, through a variable the loop assigns, or
-through a device function it calls. Such a read is a load through a `volatile` pointer or reference (a
-parameter, a local, a cast `*(volatile int*)p`) or of a `volatile` global or member, an atomic that only reads
-(`atomicAdd(p, 0)`, `atomicOr(p, 0)`, `atomicAnd(p, ~0)`, `atomicCAS(p, v, v)`), an atomic load function
-(`__atomic_load_n`, `cuda::std::atomic_load`, `__nv_atomic_load_n`), the `load` or `wait` of an atomic object
-(`cuda::atomic_ref<int>(*p).load()`), or `__ldcv`. pdcc's serial version runs a child's threads one after
-another in one thread: a thread that waits for a later one waits forever.
+A loop waits when nothing but memory other threads write lets it end: its condition reads such memory, or it
+has none (`for (;;)`, `while (true)`) and an `if` in it that leaves it (`break`, `return`, `goto`) does; directly,
+through a variable the loop sets from such a read (or under an `if` on one), or through a device function it
+calls. Such a read is a load through a `volatile` pointer or reference (a parameter, a local, a cast
+`*(volatile int*)p`, a macro for one) or of a `volatile` global or member, an atomic that only reads
+(`atomicAdd(p, 0)`, `atomicOr(p, 0u)`, `atomicAnd(p, ~0)`, `atomicCAS(p, v, v)`), an atomic load function
+(`__atomic_load_n`, `cuda::std::atomic_load`, `__nv_atomic_load_n`, `__ldcv`), or the use of an object whose
+type names `atomic` (`cuda::atomic_ref<int>(*p).load()`, `*flag` of a `cuda::atomic<int>* flag`). pdcc's
+serial version runs a child's threads one after another in one thread: a thread that waits for a later one
+waits forever.
 
-An atomic that changes memory is no wait: taking work (`i = atomicAdd(&next, 1)`) makes progress by itself,
-and a lock taken with `atomicCAS`/`atomicExch` is released by the thread that took it before the next one runs.
-A loop that only reads shared memory in its body (`if (load_relaxed(&dist[v]) > d)` over a vertex's edges)
-does not wait on it either.
+No wait: an atomic that changes memory (taking work, `i = atomicAdd(&next, 1)`; a CAS update loop; a lock taken
+with `atomicCAS`/`atomicExch` alone, released by its thread before the next runs), a shared read in a loop that
+a bound ends anyway (`for (i = 0; i < n; ++i) if (*found) return;`). Not seen: `volatile` or atomic types behind
+a `typedef`/`using`, a member of atomic type (`q->ready.load()`), a macro that is itself a whole loop.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from pragmadp.cuda import headers
-from pragmadp.cuda.frontend import Function, Node, Unit, called_name, local_bindings, unwrapped_declarator, walk
+from pragmadp.cuda.frontend import (Function, Node, Unit, called_name, declared_name, local_bindings,
+                                    unwrapped_declarator, walk)
+
+Read = tuple[Unit, Node]   # a read of memory other threads write, and the unit it is written in
+_Around = tuple[Node, "_Around"] | None   # the loops and if conditions around a node, innermost first
 
 _LOOPS = ("while_statement", "do_statement", "for_statement")
-_LEAVES = ("break_statement", "return_statement", "goto_statement")
 _LOAD_FUNCTIONS = {"__atomic_load_n", "__atomic_load", "__nv_atomic_load_n", "__nv_atomic_load", "atomic_load",
                    "atomic_load_explicit", "__ldcv"}
-_IDENTITY = {"atomicAdd": ("0",), "atomicSub": ("0",), "atomicOr": ("0",), "atomicXor": ("0",),
-             "atomicAnd": ("~0", "~0u", "-1", "0xffffffff", "0xFFFFFFFF", "~0ull", "0xffffffffffffffff")}
+_ZERO = re.compile(r"\(?\s*(0+|0[xX]0+|0*\.0*|0+\.?0*[eE][+-]?\d+)[uUlLfF]*\s*\)?")
+_ALL_ONES = re.compile(r"\(?\s*(~\s*0+[uUlL]*|-\s*1|0[xX](f{8}|F{8}|f{16}|F{16})[uUlL]*)\s*\)?")
+_IDENTITY = {"atomicAdd": _ZERO, "atomicSub": _ZERO, "atomicOr": _ZERO, "atomicXor": _ZERO, "atomicAnd": _ALL_ONES}
 _SCOPES = ("", "_block", "_system")   # atomicAdd_block, atomicOr_system ...
 
 
-def waiting_loop(unit: Unit, owner: Unit, function: Function) -> tuple[Node, Node] | None:
-    """The first loop of `function` (defined in `owner`: the file `unit` or one of its headers) whose way out
-    reads memory other threads write, and that read."""
-    if function.node.type != "function_definition":   # a class's member initialisers (serial._initialisers)
+def waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str, frozenset[str]]) \
+        -> tuple[Node, Read] | None:
+    """The first loop of `function` (defined in `owner`: the file `unit` or one of its headers) that only memory
+    other threads write lets end, and that read; computed once per function. `macros`: what each macro of the
+    file stands for (serial._macro_words)."""
+    if function.node.type != "function_definition":   # a class's member initialisers
         return None
+    memo = unit.analysis(_memo, "loops")
+    if function.node not in memo:
+        memo[function.node] = _waiting_loop(unit, owner, function, macros)
+    return memo[function.node]
+
+
+def read_text(read: Read) -> str:
+    """The source text of a read, a cast's whole expression (`(volatile int*)x`, `static_cast<...>(p)`)."""
+    owner, node = read
+    if node.type == "type_descriptor":
+        while node.parent is not None and node.parent.type in ("template_argument_list", "template_function"):
+            node = node.parent
+        node = node.parent or node
+    return owner.text(node)
+
+
+def _memo(unit: Unit, kind: str) -> dict:
+    """A table of answers per function, kept with the unit: each function is read once however many children
+    and loops reach it."""
+    return {}
+
+
+def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str, frozenset[str]]) \
+        -> tuple[Node, Read] | None:
+    assignments = _assignments(owner, function.node)
     for loop in walk(function.node):
-        if loop.type in _LOOPS:
-            assigned = _assigned(owner, loop)
-            for way_out in _ways_out(loop):
-                for node in walk(way_out):
-                    read = _shared_read(unit, owner, function.node, node, set())
-                    if read is None and node.type == "identifier":
-                        read = next((r for value in assigned.get(owner.text(node), ()) for n in walk(value)
-                                     if (r := _shared_read(unit, owner, function.node, n, set())) is not None), None)
-                    if read is not None:
-                        return loop, read
+        if loop.type not in _LOOPS:
+            continue
+        through: dict[str, Read | None] = {}   # a variable the loop sets from such a read
+        for way_out in _ways_out(owner, loop):
+            for node in walk(way_out):
+                read = _read(unit, owner, function.node, node, macros)
+                if read is None and node.type == "identifier":
+                    name = owner.text(node)
+                    if name not in through:
+                        through[name] = next((r for value in assignments.get(loop, {}).get(name, ())
+                                              for n in walk(value)
+                                              if (r := _read(unit, owner, function.node, n, macros)) is not None), None)
+                    read = through[name]
+                if read is not None:
+                    return loop, read
     return None
 
 
-def _ways_out(loop: Node) -> Iterator[Node]:
-    """The loop's condition, and the condition of each `if` in it whose branches leave it."""
+def _ways_out(owner: Unit, loop: Node) -> Iterator[Node]:
+    """What decides whether the loop ends: its condition; without one (or `true`, `1`), the condition of each
+    `if` around a statement that leaves it (a `break` of this loop, a `return` of this function, a `goto`)."""
     condition = loop.child_by_field_name("condition")
-    if condition is not None:
+    if condition is not None and not _always(owner, condition):
         yield condition
+        return
     body = loop.child_by_field_name("body")
-    for node in walk(body) if body is not None else ():
-        condition = node.child_by_field_name("condition")
-        if node.type == "if_statement" and condition is not None:
-            branches = [node.child_by_field_name("consequence"), node.child_by_field_name("alternative")]
-            if any(n.type in _LEAVES for branch in branches if branch is not None for n in walk(branch)):
-                yield condition
-
-
-def _assigned(owner: Unit, loop: Node) -> dict[str, list[Node]]:
-    """The values the loop gives its variables (`v = ...`, `int v = ...`), by name."""
-    found: dict[str, list[Node]] = {}
-    for node in walk(loop):
-        if node.type == "assignment_expression":
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        elif node.type == "init_declarator":
-            left, right = node.child_by_field_name("declarator"), node.child_by_field_name("value")
-        else:
+    for leave in walk(body) if body is not None else ():
+        if leave.type not in ("break_statement", "return_statement", "goto_statement"):
             continue
+        node, conditions = leave, []
+        while node != body and node.parent is not None:
+            parent = node.parent
+            if parent.type == "lambda_expression" or leave.type == "break_statement" and \
+                    parent.type in (*_LOOPS, "for_range_loop", "switch_statement"):
+                break   # it leaves a lambda, an inner loop or a switch, not this loop
+            if parent.type == "if_statement" and node != parent.child_by_field_name("condition"):
+                conditions.append(parent.child_by_field_name("condition"))
+            node = parent
+        else:
+            yield from (c for c in conditions if c is not None)
+
+
+def _always(owner: Unit, condition: Node) -> bool:
+    """Whether a loop's condition is a constant other than zero (`while (true)`, `do ... while (1)`)."""
+    while condition.type in ("condition_clause", "parenthesized_expression") and condition.named_child_count == 1:
+        condition = condition.named_children[0]
+    return condition.type == "true" or condition.type == "number_literal" and not _ZERO.fullmatch(owner.text(condition))
+
+
+def _assignments(owner: Unit, function_node: Node) -> dict[Node, dict[str, list[Node]]]:
+    """For each loop of a function, what it sets each variable from (`v = ...`, `int v = ...`) and the conditions
+    of the `if`s in it that it sets it under (`if (atomicAdd(x, 0) > 0) done = true;`), by name: one walk, each
+    node holding the loops and `if` conditions around it as a linked list."""
+    found: dict[Node, dict[str, list[Node]]] = {}
+    stack: list[tuple[Node, _Around]] = [(function_node, None)]
+    while stack:
+        node, around = stack.pop()
+        left, right = (node.child_by_field_name("left"), node.child_by_field_name("right")) \
+            if node.type == "assignment_expression" else (node.child_by_field_name("declarator"),
+                                                          node.child_by_field_name("value")) \
+            if node.type == "init_declarator" else (None, None)
         if left is not None and right is not None and left.type == "identifier":
-            found.setdefault(owner.text(left), []).append(right)
+            values, outer = [right], around
+            while outer is not None:
+                if outer[0].type in _LOOPS:
+                    found.setdefault(outer[0], {}).setdefault(owner.text(left), []).extend(values)
+                else:
+                    values.append(outer[0])   # the condition of an if around it
+                outer = outer[1]
+        condition = node.child_by_field_name("condition") if node.type == "if_statement" else None
+        inner: _Around = (node, around) if node.type in _LOOPS else around
+        for child in node.children:
+            stack.append((child, (condition, inner) if condition is not None and child != condition else inner))
     return found
 
 
-def _shared_read(unit: Unit, owner: Unit, function_node: Node, node: Node, visited: set[str]) -> Node | None:
-    """`node` if it reads memory other threads write as it runs, or the read in a device function it calls."""
+def _read(unit: Unit, owner: Unit, function_node: Node, node: Node, macros: dict[str, frozenset[str]]) \
+        -> Read | None:
+    """Whether `node` reads memory other threads write, itself or in the device functions it calls."""
+    if _reads(owner, function_node, node, macros, unit):
+        return owner, node
+    if node.type != "call_expression" or (name := called_name(owner, node)) is None:
+        return None
+    return next((r for callee_owner, callee in headers.device_bodies(unit, name)
+                 if (r := _function_read(unit, callee_owner, callee, macros)) is not None), None)
+
+
+def _function_read(unit: Unit, owner: Unit, function: Function, macros: dict[str, frozenset[str]]) -> Read | None:
+    """The first read of memory other threads write in a function or the functions it calls, anywhere in them
+    (`load_volatile(p)` is one); computed once per function, without recursion (call chains may be long). A
+    function on a cycle of calls counts as reading nothing while the cycle is read."""
+    memo = unit.analysis(_memo, "reads")
+    if function.node in memo:
+        return memo[function.node]
+    memo[function.node] = None
+    stack: list[tuple[Unit, Function, Iterator[Node], list[Node]]] = [(owner, function, walk(function.node), [])]
+    while stack:
+        current_owner, current, nodes, awaited = stack[-1]
+        found = next((memo[f] for f in awaited if memo[f] is not None), None)   # what its callees found
+        awaited.clear()
+        while found is None and not awaited and (node := next(nodes, None)) is not None:
+            if _reads(current_owner, current.node, node, macros, unit):
+                found = (current_owner, node)
+            elif node.type == "call_expression" and (name := called_name(current_owner, node)) is not None:
+                callees = headers.device_bodies(unit, name)
+                found = next((memo[f.node] for _, f in callees if memo.get(f.node) is not None), None)
+                pending = [(o, f) for o, f in callees if f.node not in memo]
+                if found is None and pending:   # read them first, then go on here
+                    memo.update((f.node, None) for _, f in pending)
+                    awaited.extend(f.node for _, f in pending)
+                    stack.extend((o, f, walk(f.node), []) for o, f in pending)
+        if not awaited:
+            memo[current.node] = found
+            stack.pop()
+    return memo[function.node]
+
+
+def _reads(owner: Unit, function_node: Node, node: Node, macros: dict[str, frozenset[str]], unit: Unit) -> bool:
+    """Whether `node` itself reads memory other threads write (not through a function it calls)."""
     if node.type == "type_descriptor":   # a cast to a volatile pointer or reference: `*(volatile int*)p`
-        return (node.parent or node) if _volatile(owner, node) and any(
-            n.type in ("abstract_pointer_declarator", "abstract_reference_declarator") for n in node.children) \
-            else None
+        return _volatile(owner, node) and any(
+            n.type in ("abstract_pointer_declarator", "abstract_reference_declarator") for n in node.children)
     if node.type in ("identifier", "field_identifier"):
-        bound = local_bindings(owner, function_node).get(owner.text(node)) if node.type == "identifier" else None
-        if bound is not None:   # a parameter or local: a pointer or reference to volatile memory
-            return node if bound.type != "lambda_expression" and _volatile(owner, bound) and any(
-                n.type in ("pointer_declarator", "reference_declarator") for d in
-                bound.children_by_field_name("declarator") for n in walk(d)) else None
-        return node if owner.text(node) in owner.analysis(_volatile_names) else None
-    if node.type != "call_expression":
-        return None
-    name, listed = called_name(owner, node), node.child_by_field_name("arguments")
-    if name is None or listed is None:
-        return None
-    arguments = [owner.text(a) for a in listed.named_children]
-    if name in _LOAD_FUNCTIONS or any(len(arguments) == 2 and name == f + s and arguments[1] in identity
-                                      for f, identity in _IDENTITY.items() for s in _SCOPES) or \
-            name in ("atomicCAS", "atomicCAS_block", "atomicCAS_system") and len(arguments) == 3 and \
-            arguments[1] == arguments[2]:
-        return node
+        text = owner.text(node)
+        if _LOAD_FUNCTIONS & macros.get(text, frozenset()) or "volatile" in macros.get(text, ()):
+            return True   # `#define READ_ONCE(p) (*(volatile int*)(p))`
+        bound = local_bindings(owner, function_node).get(text) if node.type == "identifier" else None
+        if bound is not None and bound.type != "lambda_expression":
+            declarator = next((d for d in bound.children_by_field_name("declarator")
+                               if (n := declared_name(d)) is not None and owner.text(n) == text), None)
+            shared = declarator is not None and any(
+                n.type in ("pointer_declarator", "reference_declarator") for n in walk(declarator))
+            kind = bound.child_by_field_name("type")
+            return shared and _volatile(owner, bound) or kind is not None and "atomic" in owner.text(kind) and \
+                _loads(owner, node)
+        return bound is None and any(text in u.analysis(_volatile_names) for u in headers.units_naming(unit, text))
+    if node.type != "call_expression" or (name := called_name(owner, node)) is None:
+        return False
+    listed = node.child_by_field_name("arguments")
+    arguments = [owner.text(a) for a in listed.named_children] if listed is not None else []
+    if name in _LOAD_FUNCTIONS or len(arguments) == 2 and any(
+            name == f + s and identity.fullmatch(arguments[1]) for f, identity in _IDENTITY.items() for s in _SCOPES):
+        return True
+    if name in ("atomicCAS", "atomicCAS_block", "atomicCAS_system"):
+        return len(arguments) == 3 and arguments[1] == arguments[2]
     function = node.child_by_field_name("function")
-    if name in ("load", "wait") and function is not None and function.type == "field_expression":
-        target = function.child_by_field_name("argument")
-        bound = local_bindings(owner, function_node).get(owner.text(target)) if target is not None else None
-        if target is not None and "atomic" in owner.text(bound if bound is not None else target):
-            return node
-    if name in visited:
-        return None
-    visited.add(name)
-    return next((r for callee_owner, callee in headers.device_bodies(unit, name) for n in walk(callee.node)
-                 if (r := _shared_read(unit, callee_owner, callee.node, n, visited)) is not None), None)
+    target = function.child_by_field_name("argument") if function is not None and \
+        function.type == "field_expression" else None
+    return name in ("load", "wait") and target is not None and "atomic" in owner.text(target)
+
+
+def _loads(owner: Unit, atomic: Node) -> bool:
+    """Whether a use of an atomic object reads it and nothing more: `flag.load()`, `flag->wait(0)`, `*flag` or
+    `flag` converted to its value, not `next.fetch_add(1)`, `next++` or `next = 0`."""
+    parent = atomic.parent
+    if parent is not None and parent.type == "pointer_expression":
+        atomic, parent = parent, parent.parent
+    if parent is not None and parent.type == "field_expression":
+        field = parent.child_by_field_name("field")
+        return field is not None and owner.text(field) in ("load", "wait")
+    return parent is None or parent.type not in ("update_expression", "assignment_expression")
 
 
 def _volatile(owner: Unit, declaration: Node) -> bool:
@@ -121,7 +239,7 @@ def _volatile(owner: Unit, declaration: Node) -> bool:
 
 
 def _volatile_names(owner: Unit) -> frozenset[str]:
-    """Variables and members declared `volatile` outside functions: globals other threads may write."""
+    """Variables and members declared `volatile` outside functions: memory other threads may write."""
     names = set()
     for declaration in walk(owner.tree.root_node):
         if declaration.type in ("declaration", "field_declaration") and _volatile(owner, declaration) and \

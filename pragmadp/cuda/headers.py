@@ -20,7 +20,7 @@ import dataclasses
 import functools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from pragmadp.cuda import frontend, preprocessor
 from pragmadp.cuda.frontend import Function, Unit
@@ -32,12 +32,13 @@ MAX_HEADERS = 256
 class Header:
     """One header read: its source, parsed on the first lookup that may find something in it."""
 
-    def __init__(self, source: SourceFile):
+    def __init__(self, source: SourceFile, defines: Mapping[str, str]):
         self.source = source
+        self.defines = defines   # the command's -D macros
 
     @functools.cached_property
     def unit(self) -> Unit:
-        return frontend.index(self.source)
+        return frontend.index(self.source, self.defines)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,13 +88,13 @@ def classes(unit: Unit, name: str) -> list[tuple[Unit, frontend.Node]]:
     """Every struct, class or union called `name` (its plain name: a namespace's or a template of that name too,
     or a typedef's of an unnamed one) defined with a body, in the file and in its headers, with the unit each is
     in."""
-    return [(u, node) for u in _units_naming(unit, name) for node in u.analysis(_types)[0].get(name, ())]
+    return [(u, node) for u in units_naming(unit, name) for node in u.analysis(_types)[0].get(name, ())]
 
 
 def aliases(unit: Unit, name: str) -> list[tuple[Unit, frontend.Node]]:
     """The types a `typedef` or `using` of that name stands for (other than a struct it defines), in the file
     and in its headers, with the unit each is in."""
-    return [(u, node) for u in _units_naming(unit, name) for node in u.analysis(_types)[1].get(name, ())]
+    return [(u, node) for u in units_naming(unit, name) for node in u.analysis(_types)[1].get(name, ())]
 
 
 def host_only(unit: Unit, function: Function) -> bool:
@@ -104,7 +105,8 @@ def host_only(unit: Unit, function: Function) -> bool:
         for child in function.node.children)
 
 
-def _units_naming(unit: Unit, name: str) -> list[Unit]:
+def units_naming(unit: Unit, name: str) -> list[Unit]:
+    """The file's unit and those of its headers whose text holds `name` (parsed only then)."""
     word = name.encode()
     return [unit, *(header.unit for header in included(unit) if word in header.source.data)]
 
@@ -201,7 +203,7 @@ def _included(unit: Unit) -> tuple[tuple[Header, ...], tuple[NotRead, ...]]:
             # named as a compiler names it: beside the including file, from that file's name; else as found
             shown = os.path.join(os.path.dirname(source.display_path), include.name) if include.beside else include.path
             header = SourceFile(include.path, _as_text(include.data), shown)
-            found.append(Header(header))
+            found.append(Header(header, unit.defines))
             pending.append(header)
     return tuple(found), tuple(unread)
 
