@@ -62,8 +62,8 @@ def read_text(read: Read) -> str:
 
 
 def _memo(unit: Unit, kind: str) -> dict:
-    """A table of answers per function, kept with the unit: each function is read once however many children
-    and loops reach it."""
+    """A table of answers per function (`kind`: which question), kept with the unit: each function is read once
+    however many children and loops reach it."""
     return {}
 
 
@@ -150,7 +150,7 @@ def _assignments(owner: Unit, function_node: Node) -> dict[Node, dict[str, list[
 def _read(unit: Unit, owner: Unit, function_node: Node, node: Node, macros: dict[str, frozenset[str]]) \
         -> Read | None:
     """Whether `node` reads memory other threads write, itself or in the device functions it calls."""
-    if _reads(owner, function_node, node, macros, unit):
+    if _reads(unit, owner, function_node, node, macros):
         return owner, node
     if node.type != "call_expression" or (name := called_name(owner, node)) is None:
         return None
@@ -172,7 +172,7 @@ def _function_read(unit: Unit, owner: Unit, function: Function, macros: dict[str
         found = next((memo[f] for f in awaited if memo[f] is not None), None)   # what its callees found
         awaited.clear()
         while found is None and not awaited and (node := next(nodes, None)) is not None:
-            if _reads(current_owner, current.node, node, macros, unit):
+            if _reads(unit, current_owner, current.node, node, macros):
                 found = (current_owner, node)
             elif node.type == "call_expression" and (name := called_name(current_owner, node)) is not None:
                 callees = headers.device_bodies(unit, name)
@@ -188,7 +188,7 @@ def _function_read(unit: Unit, owner: Unit, function: Function, macros: dict[str
     return memo[function.node]
 
 
-def _reads(owner: Unit, function_node: Node, node: Node, macros: dict[str, frozenset[str]], unit: Unit) -> bool:
+def _reads(unit: Unit, owner: Unit, function_node: Node, node: Node, macros: dict[str, frozenset[str]]) -> bool:
     """Whether `node` itself reads memory other threads write (not through a function it calls)."""
     if node.type == "type_descriptor":   # a cast to a volatile pointer or reference: `*(volatile int*)p`
         return _volatile(owner, node) and any(
@@ -226,8 +226,8 @@ def _loads(owner: Unit, atomic: Node) -> bool:
     """Whether a use of an atomic object reads it and nothing more: `flag.load()`, `flag->wait(0)`, `*flag` or
     `flag` converted to its value, not `next.fetch_add(1)`, `next++` or `next = 0`."""
     parent = atomic.parent
-    if parent is not None and parent.type == "pointer_expression":
-        atomic, parent = parent, parent.parent
+    if parent is not None and parent.type == "pointer_expression":   # `*flag`: what is done with it
+        parent = parent.parent
     if parent is not None and parent.type == "field_expression":
         field = parent.child_by_field_name("field")
         return field is not None and owner.text(field) in ("load", "wait")
