@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pragmadp.cuda import frontend, pragmas, preprocessor
+from pragmadp.cuda import frontend, headers, pragmas, preprocessor
 from pragmadp.report import rules
 from pragmadp.report.remarks import PdccError, Remark
 from pragmadp.source import SourceFile, Span, quoted_name
@@ -130,6 +130,10 @@ def transform(source: SourceFile, auto: str | None = None, defines: Mapping[str,
     """
     try:
         unit = frontend.parse(source, auto=auto is not None, include_dirs=include_dirs, defines=defines)
+        alignment = headers.alignment_macros_used(unit)
+        if alignment:   # `struct ALIGN(16) T` with a header's ALIGN: parsed again, ALIGN(16) unseen
+            unit = frontend.parse(source, auto=auto is not None, include_dirs=include_dirs, defines=defines,
+                                  alignment_macros=alignment)
         if auto is not None:
             frontend.add_auto_sites(unit, auto)
         frontend.name_sites(unit)

@@ -265,6 +265,18 @@ def test_an_alignment_macro_of_the_command_line_is_masked_from_the_parser(tmp_pa
         assert [r.rule.id for r in missed] == ["PDCC518"] and found in missed[0].message, missed
 
 
+def test_an_alignment_macro_of_a_header_is_masked_from_the_parser(tmp_path):
+    """`#define ALIGN(n) __align__(n)` in a header: the file's `struct ALIGN(16) H` and another header's
+    `struct ALIGN(16) G` are read as structs too."""
+    (tmp_path / "config.cuh").write_text("#pragma once\n#define ALIGN(n) __align__(n)\n")
+    (tmp_path / "g.cuh").write_text('#include "config.cuh"\nstruct ALIGN(16) G { int tid = threadIdx.x; };\n')
+    for body, found in (("H h; x[h.tid] = 1;", "of 'H'"), ("G g; x[g.tid] = 1;", "g.cuh:2")):
+        (tmp_path / "t.cu").write_text('#include "g.cuh"\nstruct ALIGN(16) H { int tid = threadIdx.x; };\n'
+                                       f"__global__ void child(int* x, int n) {{ {body} }}\n" + PARENT)
+        missed = [r for r in transform_path(str(tmp_path / "t.cu")).remarks if r.kind.value == "missed"]
+        assert [r.rule.id for r in missed] == ["PDCC518"] and found in missed[0].message, missed
+
+
 def test_a_device_qualifier_macro_of_the_command_line_marks_a_prototype_of_another_unit():
     text = "DEV void settle(int* x);\n__global__ void child(int* x, int n) { settle(x); }\n" + PARENT
     result = transform(SourceFile("t.cu", text.encode()), defines={"DEV": "__device__"})

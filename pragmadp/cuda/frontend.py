@@ -179,11 +179,12 @@ class Unit:
 
 
 def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] = (),
-          defines: Mapping[str, str] | None = None) -> Unit:
+          defines: Mapping[str, str] | None = None, alignment_macros: tuple[bytes, ...] = ()) -> Unit:
     """Parses a file and binds each pdcc pragma to its statement (raising PdccError on misuse). `auto`
     (--auto): device code's branches are sites too, so a file with device code is read whole.
     `include_dirs`: the command's -I and -isystem directories (headers.py reads the headers the file
-    includes); `defines`: its -D macros (what a macro's value is, analysis/ctype.py)."""
+    includes); `defines`: its -D macros (what a macro's value is, analysis/ctype.py); `alignment_macros`: its
+    headers' macros for `__align__(n)`, masked from the parser as the file's own are."""
     found = []
     if b"pragma" in source.data or b"\\\n" in source.data or b"\\\r\n" in source.data:  # a splice may hide it
         _refuse_lone_carriage_returns(source)
@@ -193,8 +194,8 @@ def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] 
     # as an empty document.
     concerns_pdcc = found or b"<<<" in source.data or \
         auto and (b"__global__" in source.data or b"__device__" in source.data)
-    tree = _parser().parse(_without_attribute_macros(pragmas.masked(source.data, found), defines or {})
-                           if concerns_pdcc else b"")
+    tree = _parser().parse(_without_attribute_macros(pragmas.masked(source.data, found), defines or {},
+                                                     alignment_macros) if concerns_pdcc else b"")
     unit = Unit(source, tree, pragma_at={pragma.span.start: pragma for pragma in found}, include_dirs=include_dirs,
                 defines=dict(defines or {}))
     captures = _add_functions(unit)
@@ -213,8 +214,8 @@ def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] 
 
 # CUDA's alignment and built-in type markers, which tree-sitter-cuda does not know: `struct __align__(16) T {...}`
 # parses as a function `T` of type `struct __align__`. The parser sees spaces in their place (offsets stay), and
-# in place of the file's macros that stand for one alone (`#define ALIGN(n) __align__(n)`: `struct ALIGN(16) T`,
-# or `-D'ALIGN(n)=__align__(n)'`),
+# in place of the macros that stand for one alone (`#define ALIGN(n) __align__(n)`: `struct ALIGN(16) T`; the
+# file's, its headers', or `-D'ALIGN(n)=__align__(n)'`),
 # in code only: strings, character literals (not a digit separator's quote, 1'000), comments and preprocessor
 # lines (where a blank macro value would make tree-sitter take the next line for it) are matched first and kept;
 # a literal left open runs to the end of its line, a comment to the end of the file (else each quote or `/*` after
@@ -237,20 +238,26 @@ def _attribute_markers(macros: tuple[bytes, ...]) -> re.Pattern[bytes]:
 _MARKER_VALUE = re.compile(rb"\s*(?:" + _MARKERS + rb")\s*", re.VERBOSE)
 
 
-def _without_attribute_macros(data: bytes, defines: Mapping[str, str]) -> bytes:
-    given = tuple(name.partition("(")[0].strip().encode() for name, value in defines.items()
-                  if _MARKER_VALUE.fullmatch(value.encode()))
+def attribute_macros(data: bytes) -> list[bytes]:
+    """The names of a file's one-line macros for a marker (`#define ALIGN(n) __align__(n)`)."""
+    return [m.group(1) for m in _MARKER_MACRO.finditer(data)] if b"_align__" in data or \
+        b"__device_builtin__" in data else []
+
+
+def _without_attribute_macros(data: bytes, defines: Mapping[str, str], more: tuple[bytes, ...] = ()) -> bytes:
+    given = [*more, *(name.partition("(")[0].strip().encode() for name, value in defines.items()
+                      if _MARKER_VALUE.fullmatch(value.encode()))]
     if b"_align__" not in data and b"__device_builtin__" not in data and not given:   # (`__builtin_align__` too)
         return data
-    macros = tuple(dict.fromkeys([*given, *(m.group(1) for m in _MARKER_MACRO.finditer(data))]))
+    macros = tuple(dict.fromkeys([*given, *attribute_macros(data)]))
     return _attribute_markers(macros).sub(lambda m: b" " * len(m.group()) if m.group("marker") else m.group(), data)
 
 
-def index(source: SourceFile, defines: Mapping[str, str]) -> Unit:
+def index(source: SourceFile, defines: Mapping[str, str], alignment_macros: tuple[bytes, ...] = ()) -> Unit:
     """A header's functions, for the analyses that follow calls into it (headers.py): parsed whole, its
     pragmas neither read nor bound (pdcc transforms the files it compiles, not their headers). `defines`: the
-    command's -D macros."""
-    unit = Unit(source, _parser().parse(_without_attribute_macros(source.data, defines)))
+    command's -D macros; `alignment_macros`: the other headers' (see `parse`)."""
+    unit = Unit(source, _parser().parse(_without_attribute_macros(source.data, defines, alignment_macros)))
     _add_functions(unit)
     return unit
 

@@ -32,13 +32,14 @@ MAX_HEADERS = 256
 class Header:
     """One header read: its source, parsed on the first lookup that may find something in it."""
 
-    def __init__(self, source: SourceFile, defines: Mapping[str, str]):
+    def __init__(self, source: SourceFile, defines: Mapping[str, str], alignment_macros: list[bytes]):
         self.source = source
-        self.defines = defines   # the command's -D macros
+        self.defines = defines                    # the command's -D macros
+        self.alignment_macros = alignment_macros  # every header's (`#define ALIGN(n) __align__(n)`), shared
 
     @functools.cached_property
     def unit(self) -> Unit:
-        return frontend.index(self.source, self.defines)
+        return frontend.index(self.source, self.defines, tuple(self.alignment_macros))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +57,15 @@ def included(unit: Unit) -> tuple[Header, ...]:
     """The headers the unit's file includes with quotes, directly or through one another, in the order
     they are first included; computed once per unit."""
     return unit.analysis(_included)[0]
+
+
+def alignment_macros_used(unit: Unit) -> tuple[bytes, ...]:
+    """The headers' macros for `__align__(n)` (`#define ALIGN(n) __align__(n)`) that the file names, which its
+    parser must not see (frontend.parse); none for a file pdcc had no reason to parse."""
+    if unit.tree.root_node.end_byte == 0:
+        return ()
+    return tuple(m for m in dict.fromkeys(unit.analysis(_included)[2])
+                 if re.search(rb"\b%s\b" % re.escape(m), unit.source.data))
 
 
 def not_read(unit: Unit) -> tuple[NotRead, ...]:
@@ -177,9 +187,11 @@ def _device_macros(unit: Unit) -> frozenset[str]:
 OBJECT_MACRO = re.compile(r"\s*([A-Za-z_]\w*)(?![\w(])(.*)", re.S)  # a `#define` of a name not followed by `(`
 
 
-def _included(unit: Unit) -> tuple[tuple[Header, ...], tuple[NotRead, ...]]:
+def _included(unit: Unit) -> tuple[tuple[Header, ...], tuple[NotRead, ...], list[bytes]]:
+    """The headers read, those not read, and the headers' macros for `__align__(n)` (`Header.alignment_macros`)."""
     found: list[Header] = []
     unread: list[NotRead] = []
+    alignment: list[bytes] = []
     seen = set()
     try:
         status = os.stat(unit.source.path)
@@ -198,14 +210,15 @@ def _included(unit: Unit) -> tuple[tuple[Header, ...], tuple[NotRead, ...]]:
                 why = include.unread or f"past the {MAX_HEADERS} headers pdcc reads, with the headers it includes"
                 unread.append(NotRead(source, include.span, include.name, why))
                 if not include.unread:
-                    return tuple(found), tuple(unread)
+                    return tuple(found), tuple(unread), alignment
                 continue
             # named as a compiler names it: beside the including file, from that file's name; else as found
             shown = os.path.join(os.path.dirname(source.display_path), include.name) if include.beside else include.path
             header = SourceFile(include.path, _as_text(include.data), shown)
-            found.append(Header(header, unit.defines))
+            found.append(Header(header, unit.defines, alignment))
+            alignment.extend(frontend.attribute_macros(header.data))
             pending.append(header)
-    return tuple(found), tuple(unread)
+    return tuple(found), tuple(unread), alignment
 
 
 def _as_text(data: bytes) -> bytes:
