@@ -83,6 +83,10 @@ def test_a_sleeping_child_keeps_no_serial_version_but_is_coarsened_and_aggregate
     ("", "do { x[1] += 1; } while (atomicAdd_block(x, 0) == 0);", "atomicAdd_block(x, 0)"),
     ("", "const cuda::atomic<int>* flag = (const cuda::atomic<int>*)x; while (*flag == 0) {}", "flag"),
     ("", "while (*static_cast<volatile int*>(x) == 0) {}", "static_cast<volatile int*>(x)"),
+    ("typedef volatile int vint;", "vint* f = x; while (*f == 0) {}", "f"),          # types behind aliases
+    ("using vptr = volatile int*;", "vptr f = x; while (*f == 0) {}", "f"),
+    ("using Flag = cuda::atomic<int>;", "Flag* f = (Flag*)x; while (f->load() == 0) {}", "f"),
+    ("struct Q { cuda::atomic<int> ready; };", "Q* q = (Q*)x; while (q->ready.load() == 0) {}", "ready"),
 ])
 def test_a_child_that_waits_for_another_thread_is_not_serialised_or_coarsened(before, body, read):
     """Run one thread after another, a thread that waits for a later one waits forever (PDCC526); its blocks
@@ -126,6 +130,8 @@ def test_a_waiting_child_aggregated_compiles(tmp_path):
     ("", "volatile int* out = x; int count = n; for (int i = 0; i < count; ++i) out[i] = i;"),
     ("", "cuda::atomic_ref<int, cuda::thread_scope_device> next(x[0]); int i; while ((i = next.fetch_add(1)) < n) "
          "x[i + 1] = i;"),
+    ("struct Q { cuda::atomic<int> next; };", "Q* q = (Q*)x; int i; while ((i = q->next.fetch_add(1)) < n) x[i] = i;"),
+    ("typedef int count_t; typedef int* ptr_t;", "ptr_t p = x; for (count_t i = 0; i < n; ++i) p[i] = i;"),
 ])
 def test_a_child_that_only_reads_shared_memory_or_makes_progress_is_serialised(before, body):
     result = run(f"{before}\n__global__ void child(int* x, int n) {{ {body} }}\n")

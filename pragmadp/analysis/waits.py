@@ -7,14 +7,15 @@ calls. Such a read is a load through a `volatile` pointer or reference (a parame
 `*(volatile int*)p`, a macro for one) or of a `volatile` global or member, an atomic that only reads
 (`atomicAdd(p, 0)`, `atomicOr(p, 0u)`, `atomicAnd(p, ~0)`, `atomicCAS(p, v, v)`), an atomic load function
 (`__atomic_load_n`, `cuda::std::atomic_load`, `__nv_atomic_load_n`, `__ldcv`), or the use of an object whose
-type names `atomic` (`cuda::atomic_ref<int>(*p).load()`, `*flag` of a `cuda::atomic<int>* flag`). pdcc's
+type names `atomic` (`cuda::atomic_ref<int>(*p).load()`, `*flag` of a `cuda::atomic<int>* flag`, a member
+`q->ready.load()`); types behind a `typedef` or `using` count as what they stand for. pdcc's
 serial version runs a child's threads one after another in one thread: a thread that waits for a later one
 waits forever.
 
 No wait: an atomic that changes memory (taking work, `i = atomicAdd(&next, 1)`; a CAS update loop; a lock taken
 with `atomicCAS`/`atomicExch` alone, released by its thread before the next runs), a shared read in a loop that
-a bound ends anyway (`for (i = 0; i < n; ++i) if (*found) return;`). Not seen: `volatile` or atomic types behind
-a `typedef`/`using`, a member of atomic type (`q->ready.load()`), a macro that is itself a whole loop.
+a bound ends anyway (`for (i = 0; i < n; ++i) if (*found) return;`). Not seen: a macro that is itself a whole
+loop, an alias of an alias.
 """
 
 from __future__ import annotations
@@ -201,12 +202,17 @@ def _reads(unit: Unit, owner: Unit, function_node: Node, node: Node, macros: dic
         if bound is not None and bound.type != "lambda_expression":
             declarator = next((d for d in bound.children_by_field_name("declarator")
                                if (n := declared_name(d)) is not None and owner.text(n) == text), None)
-            shared = declarator is not None and any(
-                n.type in ("pointer_declarator", "reference_declarator") for n in walk(declarator))
             kind = bound.child_by_field_name("type")
-            return shared and _volatile(owner, bound) or kind is not None and "atomic" in owner.text(kind) and \
-                _loads(owner, node)
-        return bound is None and any(text in u.analysis(_volatile_names) for u in headers.units_naming(unit, text))
+            written = owner.text(kind) if kind is not None else ""
+            aliased = unit.analysis(_kinds, written, 1) if kind is not None and kind.type == "type_identifier" else set()
+            pointer = "pointer" in aliased or declarator is not None and any(
+                n.type in ("pointer_declarator", "reference_declarator") for n in walk(declarator))
+            return pointer and (_volatile(owner, bound) or "volatile" in aliased) or \
+                ("atomic" in written or "atomic" in aliased) and _loads(owner, node)
+        if bound is not None:
+            return False
+        kinds = unit.analysis(_kinds, text, 0)   # a global or member of the file or its headers
+        return "volatile" in kinds or "atomic" in kinds and _loads(owner, node)
     if node.type != "call_expression" or (name := called_name(owner, node)) is None:
         return False
     listed = node.child_by_field_name("arguments")
@@ -223,9 +229,11 @@ def _reads(unit: Unit, owner: Unit, function_node: Node, node: Node, macros: dic
 
 
 def _loads(owner: Unit, atomic: Node) -> bool:
-    """Whether a use of an atomic object reads it and nothing more: `flag.load()`, `flag->wait(0)`, `*flag` or
-    `flag` converted to its value, not `next.fetch_add(1)`, `next++` or `next = 0`."""
+    """Whether a use of an atomic object reads it and nothing more: `flag.load()`, `flag->wait(0)`, `*flag`,
+    `q->flag` or `flag` converted to its value, not `next.fetch_add(1)`, `next++` or `next = 0`."""
     parent = atomic.parent
+    if atomic.type == "field_identifier" and parent is not None and parent.type == "field_expression":
+        parent = parent.parent   # `q->flag`: what is done with the member
     if parent is not None and parent.type == "pointer_expression":   # `*flag`: what is done with it
         parent = parent.parent
     if parent is not None and parent.type == "field_expression":
@@ -238,19 +246,44 @@ def _volatile(owner: Unit, declaration: Node) -> bool:
     return any(c.type == "type_qualifier" and owner.text(c) == "volatile" for c in declaration.children)
 
 
-def _volatile_names(owner: Unit) -> frozenset[str]:
-    """Variables and members declared `volatile` outside functions: memory other threads may write."""
-    names = set()
-    for declaration in walk(owner.tree.root_node):
-        if declaration.type in ("declaration", "field_declaration") and _volatile(owner, declaration) and \
-                not _in_function(declaration):
-            for declarator in declaration.children_by_field_name("declarator"):
+def _kinds(unit: Unit, name: str, which: int) -> set[str]:
+    """What the file and its headers declare `name` as, outside functions (`_declared`): `which` 0, a variable
+    or member; 1, a type alias. Computed once per name."""
+    return set().union(*(u.analysis(_declared)[which].get(name, ()) for u in headers.units_naming(unit, name)))
+
+
+def _declared(owner: Unit) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Names declared outside functions that say how memory is shared: variables and members `volatile` or of
+    an atomic type (`__device__ volatile int ready;`, `cuda::atomic<int> head;`), and type aliases for such a
+    type (`typedef volatile int vint;`, `using vptr = volatile int*;`: also `pointer`)."""
+    variables: dict[str, set[str]] = {}
+    aliases: dict[str, set[str]] = {}
+    for node in walk(owner.tree.root_node):
+        if node.type in ("declaration", "field_declaration", "type_definition", "alias_declaration") and \
+                not _in_function(node):
+            kind = node.child_by_field_name("type")
+            described = kind if kind is not None and kind.type == "type_descriptor" else node
+            found = {"volatile"} if _volatile(owner, described) else set()
+            found |= {"atomic"} if kind is not None and "atomic" in owner.text(kind) else set()
+            if node.type == "alias_declaration":
+                name = node.child_by_field_name("name")
+                if name is not None and found:
+                    pointer = any(n.type in ("abstract_pointer_declarator", "abstract_reference_declarator")
+                                  for n in described.children)
+                    aliases.setdefault(owner.text(name), set()).update(found | ({"pointer"} if pointer else set()))
+                continue
+            for declarator in node.children_by_field_name("declarator") if found else ():
                 inner = unwrapped_declarator(declarator)
-                name = next((n for n in walk(inner) if n.type in ("identifier", "field_identifier")), None) \
-                    if inner is not None else None
-                if name is not None:
-                    names.add(owner.text(name))
-    return frozenset(names)
+                name = next((n for n in walk(inner) if n.type in ("identifier", "field_identifier",
+                                                                  "type_identifier")), None) if inner else None
+                if name is None:
+                    continue
+                if node.type == "type_definition":
+                    pointer = inner is not None and inner.type in ("pointer_declarator", "reference_declarator")
+                    aliases.setdefault(owner.text(name), set()).update(found | ({"pointer"} if pointer else set()))
+                else:
+                    variables.setdefault(owner.text(name), set()).update(found)
+    return variables, aliases
 
 
 def _in_function(node: Node) -> bool:
