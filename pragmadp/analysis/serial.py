@@ -18,8 +18,8 @@ translation unit's, with -rdc) is an obstacle of its own, since pdcc cannot see 
 is `__nanosleep`: a yield point in the serial loop hangs the warp beside its launching lanes (PDCC525). So is a
 loop that waits for memory another thread writes (waits.py, PDCC526): run serially, the thread it waits for
 would never run. A macro that stands for any of these words, directly or through other macros, counts as every
-word it stands for (`_macro_words`). Functions they do not declare (CUDA's, the C++ library's, a header included with <...>) and
-overloaded operators other than `()` are not followed and are assumed not to cooperate.
+word it stands for (`_macro_words`). Functions they do not declare (CUDA's, the C++ library's, a header included
+with <...>) and overloaded operators other than `()` are not followed and are assumed not to cooperate.
 """
 
 from __future__ import annotations

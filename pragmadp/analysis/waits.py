@@ -204,7 +204,8 @@ def _reads(unit: Unit, owner: Unit, function_node: Node, node: Node, macros: dic
                                if (n := declared_name(d)) is not None and owner.text(n) == text), None)
             kind = bound.child_by_field_name("type")
             written = owner.text(kind) if kind is not None else ""
-            aliased = unit.analysis(_kinds, written, 1) if kind is not None and kind.type == "type_identifier" else set()
+            aliased = unit.analysis(_kinds, written, 1) if kind is not None and kind.type == "type_identifier" \
+                else set()
             pointer = "pointer" in aliased or declarator is not None and any(
                 n.type in ("pointer_declarator", "reference_declarator") for n in walk(declarator))
             return pointer and (_volatile(owner, bound) or "volatile" in aliased) or \
