@@ -1076,7 +1076,7 @@ def _reproducer(argv: list[str], details: str, files: dict[str, bytes]) -> tuple
     (else the current one) holding the input, the command and the traceback. Returns the PDCC900 help
     line that says where (or why there is none) and its arguments."""
     command = f"cd {shlex.quote(os.getcwd())}\npdcc {shlex.join(argv)}\n"
-    files = {**files, "command.txt": command.encode(), "traceback.txt": details.encode("utf-8", "replace")}
+    files = {**files, "command.txt": command.encode("utf-8", "surrogateescape"), "traceback.txt": details.encode("utf-8", "replace")}
     digest = hashlib.sha256(b"".join(files.get(name, b"") for name in ("input.cu", "command.txt"))).hexdigest()[:12]
     reasons = []
     for parent in (tempfile.gettempdir, os.getcwd):

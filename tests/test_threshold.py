@@ -87,6 +87,11 @@ def test_a_sleeping_child_keeps_no_serial_version_but_is_coarsened_and_aggregate
     ("using vptr = volatile int*;", "vptr f = x; while (*f == 0) {}", "f"),
     ("using Flag = cuda::atomic<int>;", "Flag* f = (Flag*)x; while (f->load() == 0) {}", "f"),
     ("struct Q { cuda::atomic<int> ready; };", "Q* q = (Q*)x; while (q->ready.load() == 0) {}", "ready"),
+    # a second review's: one name defined twice, one of them reaching the read through a cycle of calls
+    ("__device__ int f(const int* p) { return *(const volatile int*)p; }\n__device__ int g(const int* p);\n"
+     "__device__ int f(const int* p, int k) { return g(p) + k; }\n__device__ int g(const int* p) { return f(p); }\n"
+     "__device__ int h(const int* p) { return f(p, 1); }\n"
+     "__global__ void other(int* x) { while (h(x) == 0) {} }", "while (g(x) == 0) {}", "(const volatile int*)p"),
 ])
 def test_a_child_that_waits_for_another_thread_is_not_serialised_or_coarsened(before, body, read):
     """Run one thread after another, a thread that waits for a later one waits forever (PDCC526); its blocks
@@ -132,6 +137,8 @@ def test_a_waiting_child_aggregated_compiles(tmp_path):
          "x[i + 1] = i;"),
     ("struct Q { cuda::atomic<int> next; };", "Q* q = (Q*)x; int i; while ((i = q->next.fetch_add(1)) < n) x[i] = i;"),
     ("typedef int count_t; typedef int* ptr_t;", "ptr_t p = x; for (count_t i = 0; i < n; ++i) p[i] = i;"),
+    ("__device__ int next_item(int* q) { cuda::atomic_ref<int, cuda::thread_scope_device> r(*q); "
+     "return r.fetch_add(1); }", "int i; while ((i = next_item(x)) < n) x[i + 1] = i;"),    # a declared name
 ])
 def test_a_child_that_only_reads_shared_memory_or_makes_progress_is_serialised(before, body):
     result = run(f"{before}\n__global__ void child(int* x, int n) {{ {body} }}\n")
@@ -281,6 +288,30 @@ def test_an_alignment_macro_of_a_header_is_masked_from_the_parser(tmp_path):
                                        f"__global__ void child(int* x, int n) {{ {body} }}\n" + PARENT)
         missed = [r for r in transform_path(str(tmp_path / "t.cu")).remarks if r.kind.value == "missed"]
         assert [r.rule.id for r in missed] == ["PDCC518"] and found in missed[0].message, missed
+
+
+def test_alignment_macros_reach_headers_and_only_where_in_effect(tmp_path):
+    """A second review's: a header sees the file's own macro; a header's macro in `#if 0` is none, and a
+    function-like one stands for the marker only with its arguments (`int ALIGN = 16;` is a variable)."""
+    tile = "struct Tile { int v; __device__ Tile() { __syncthreads(); } };\n"
+    (tmp_path / "types.cuh").write_text(tile + "struct ALIGN(16) H { int k; Tile t; };\n")
+    (tmp_path / "skip.cuh").write_text("#pragma once\n#if 0\n#define ALIGN(n) __align__(n)\n#endif\n")
+    (tmp_path / "live.cuh").write_text("#pragma once\n#define ALIGN(n) __align__(n)\n")
+    cases = [('#define ALIGN(n) __align__(n)\n#include "types.cuh"\n', "H h; x[0] = h.k;", "PDCC510",
+              PARENT),
+             ('#include "skip.cuh"\n__device__ int ALIGN(int v) { return (v + 31) & ~31; }\n', "x[0] = n;",
+              None, PARENT.replace("(n + 31) / 32", "ALIGN(n) / 32")),
+             ('#include "live.cuh"\n', "int ALIGN = 16; __syncthreads(); x[0] = n * ALIGN;", "PDCC510", PARENT)]
+    for head, body, rule, parent in cases:
+        (tmp_path / "t.cu").write_text(head + f"__global__ void child(int* x, int n) {{ {body} }}\n" + parent)
+        remarks = transform_path(str(tmp_path / "t.cu")).remarks
+        assert [r.rule.id for r in remarks if r.kind.value != "analysis"] == [rule or "PDCC500"], (head, remarks)
+
+
+def test_a_command_line_macro_of_bytes_that_are_not_utf8_is_read():
+    text = "__global__ void child(int* x, int n) { x[0] = n; }\n" + PARENT
+    result = transform(SourceFile("t.cu", text.encode()), defines={"X": "\udcff", "ALIGN(n)": "\udcff"})
+    assert "PDCC500" in [r.rule.id for r in result.remarks]
 
 
 def test_a_device_qualifier_macro_of_the_command_line_marks_a_prototype_of_another_unit():

@@ -28,7 +28,7 @@ from pragmadp.cuda.frontend import (Function, Node, Unit, called_name, declared_
                                     unwrapped_declarator, walk)
 
 Read = tuple[Unit, Node]   # a read of memory other threads write, and the unit it is written in
-_Around = tuple[Node, "_Around"] | None   # the loops and if conditions around a node, innermost first
+_Around = tuple[Node, "_Around"] | None   # loops and if conditions around a node, innermost first: a linked list
 
 _LOOPS = ("while_statement", "do_statement", "for_statement")
 _LOAD_FUNCTIONS = {"__atomic_load_n", "__atomic_load", "__nv_atomic_load_n", "__nv_atomic_load", "atomic_load",
@@ -37,6 +37,8 @@ _ZERO = re.compile(r"\(?\s*(0+|0[xX]0+|0*\.0*|0+\.?0*[eE][+-]?\d+)[uUlLfF]*\s*\)
 _ALL_ONES = re.compile(r"\(?\s*(~\s*0+[uUlL]*|-\s*1|0[xX](f{8}|F{8}|f{16}|F{16})[uUlL]*)\s*\)?")
 _IDENTITY = {"atomicAdd": _ZERO, "atomicSub": _ZERO, "atomicOr": _ZERO, "atomicXor": _ZERO, "atomicAnd": _ALL_ONES}
 _SCOPES = ("", "_block", "_system")   # atomicAdd_block, atomicOr_system ...
+_DECLARING = ("init_declarator", "declaration", "parameter_declaration", "optional_parameter_declaration",
+              "pointer_declarator", "reference_declarator", "field_declaration")
 
 
 def waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str, frozenset[str]]) \
@@ -92,26 +94,29 @@ def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str,
 
 def _ways_out(owner: Unit, loop: Node) -> Iterator[Node]:
     """What decides whether the loop ends: its condition; without one (or `true`, `1`), the condition of each
-    `if` around a statement that leaves it (a `break` of this loop, a `return` of this function, a `goto`)."""
+    `if` around a statement that leaves it (a `break` of this loop, a `return` of this function, a `goto`). One
+    walk down, each node holding the `if` conditions above it (Node.parent walks down from the root)."""
     condition = loop.child_by_field_name("condition")
     if condition is not None and not _always(owner, condition):
         yield condition
         return
     body = loop.child_by_field_name("body")
-    for leave in walk(body) if body is not None else ():
-        if leave.type not in ("break_statement", "return_statement", "goto_statement"):
+    stack: list[tuple[Node, _Around, bool]] = [(body, None, False)] if body is not None else []
+    yielded: set[Node] = set()
+    while stack:   # a node, the if conditions around it, and whether a break there leaves something inner
+        node, conditions, inner = stack.pop()
+        if node.type in ("return_statement", "goto_statement") or node.type == "break_statement" and not inner:
+            while conditions is not None and conditions[0] not in yielded:   # (the outer ones: yielded with it)
+                yielded.add(conditions[0])
+                yield conditions[0]
+                conditions = conditions[1]
             continue
-        node, conditions = leave, []
-        while node != body and node.parent is not None:
-            parent = node.parent
-            if parent.type == "lambda_expression" or leave.type == "break_statement" and \
-                    parent.type in (*_LOOPS, "for_range_loop", "switch_statement"):
-                break   # it leaves a lambda, an inner loop or a switch, not this loop
-            if parent.type == "if_statement" and node != parent.child_by_field_name("condition"):
-                conditions.append(parent.child_by_field_name("condition"))
-            node = parent
-        else:
-            yield from (c for c in conditions if c is not None)
+        if node.type == "lambda_expression":
+            continue   # its returns leave the lambda
+        inner = inner or node.type in (*_LOOPS, "for_range_loop", "switch_statement")
+        test = node.child_by_field_name("condition") if node.type == "if_statement" else None
+        stack.extend((child, (test, conditions) if test is not None and child != test else conditions, inner)
+                     for child in node.children)
 
 
 def _always(owner: Unit, condition: Node) -> bool:
@@ -161,32 +166,28 @@ def _read(unit: Unit, owner: Unit, function_node: Node, node: Node, macros: dict
 
 def _function_read(unit: Unit, owner: Unit, function: Function, macros: dict[str, frozenset[str]]) -> Read | None:
     """The first read of memory other threads write in a function or the functions it calls, anywhere in them
-    (`load_volatile(p)` is one); computed once per function, without recursion (call chains may be long). A
-    function on a cycle of calls counts as reading nothing while the cycle is read."""
+    (`load_volatile(p)` is one): every function it reaches is read, without recursion (call chains may be
+    long). Computed once per function; a function whose reach holds no read is known to read nothing, with
+    every function in that reach."""
     memo = unit.analysis(_memo, "reads")
     if function.node in memo:
         return memo[function.node]
-    memo[function.node] = None
-    stack: list[tuple[Unit, Function, Iterator[Node], list[Node]]] = [(owner, function, walk(function.node), [])]
-    while stack:
-        current_owner, current, nodes, awaited = stack[-1]
-        found = next((memo[f] for f in awaited if memo[f] is not None), None)   # what its callees found
-        awaited.clear()
-        while found is None and not awaited and (node := next(nodes, None)) is not None:
+    reached, pending, found = {function.node}, [(owner, function)], None
+    while pending and found is None:
+        current_owner, current = pending.pop()
+        for node in walk(current.node):
             if _reads(unit, current_owner, current.node, node, macros):
                 found = (current_owner, node)
             elif node.type == "call_expression" and (name := called_name(current_owner, node)) is not None:
-                callees = headers.device_bodies(unit, name)
-                found = next((memo[f.node] for _, f in callees if memo.get(f.node) is not None), None)
-                pending = [(o, f) for o, f in callees if f.node not in memo]
-                if found is None and pending:   # read them first, then go on here
-                    memo.update((f.node, None) for _, f in pending)
-                    awaited.extend(f.node for _, f in pending)
-                    stack.extend((o, f, walk(f.node), []) for o, f in pending)
-        if not awaited:
-            memo[current.node] = found
-            stack.pop()
-    return memo[function.node]
+                for callee_owner, callee in headers.device_bodies(unit, name):
+                    found = found or memo.get(callee.node)
+                    if callee.node not in reached and callee.node not in memo:
+                        reached.add(callee.node)
+                        pending.append((callee_owner, callee))
+            if found is not None:
+                break
+    memo.update({n: None for n in reached} if found is None else {function.node: found})
+    return found
 
 
 def _reads(unit: Unit, owner: Unit, function_node: Node, node: Node, macros: dict[str, frozenset[str]]) -> bool:
@@ -233,6 +234,8 @@ def _loads(owner: Unit, atomic: Node) -> bool:
     """Whether a use of an atomic object reads it and nothing more: `flag.load()`, `flag->wait(0)`, `*flag`,
     `q->flag` or `flag` converted to its value, not `next.fetch_add(1)`, `next++` or `next = 0`."""
     parent = atomic.parent
+    if parent is not None and parent.type in _DECLARING:
+        return False   # the name declared, not a use
     if atomic.type == "field_identifier" and parent is not None and parent.type == "field_expression":
         parent = parent.parent   # `q->flag`: what is done with the member
     if parent is not None and parent.type == "pointer_expression":   # `*flag`: what is done with it

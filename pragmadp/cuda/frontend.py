@@ -194,8 +194,9 @@ def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] 
     # as an empty document.
     concerns_pdcc = found or b"<<<" in source.data or \
         auto and (b"__global__" in source.data or b"__device__" in source.data)
-    tree = _parser().parse(_without_attribute_macros(pragmas.masked(source.data, found), defines or {},
-                                                     alignment_macros) if concerns_pdcc else b"")
+    macros = [*alignment_macros, *attribute_macros(source, defines or {})] if concerns_pdcc else []
+    tree = _parser().parse(_without_attribute_macros(pragmas.masked(source.data, found), macros) if concerns_pdcc
+                           else b"")
     unit = Unit(source, tree, pragma_at={pragma.span.start: pragma for pragma in found}, include_dirs=include_dirs,
                 defines=dict(defines or {}))
     captures = _add_functions(unit)
@@ -222,42 +223,43 @@ def parse(source: SourceFile, auto: bool = False, include_dirs: tuple[str, ...] 
 # it would rescan the rest: quadratic).
 _KEPT = rb"""
     "(?:\\.|[^"\\\n])*"? | (?<!\w)'(?:\\.|[^'\\\n])*'? | //[^\n]* | /\*.*?(?:\*/|\Z) | ^[ \t]*\#(?:\\.|[^\\\n])*"""
-_ARGUMENTS = rb"\((?:[^()]|\([^()]*\))*\)"   # one level of nested parentheses: `__align__(sizeof(float4))`
-_MARKERS = rb"__(?:builtin_)?align__\s*" + _ARGUMENTS + rb" | __device_builtin__"
-_MARKER_MACRO = re.compile(rb"^[ \t]*\#[ \t]*define[ \t]+(\w+)(?:\([^)]*\))?[ \t]+(?:" + _MARKERS + rb")[ \t]*$",
-                           re.MULTILINE | re.VERBOSE)
+_ARGUMENTS = r"\((?:[^()]|\([^()]*\))*\)"   # one level of nested parentheses: `__align__(sizeof(float4))`
+_MARKERS = r"__(?:builtin_)?align__\s*" + _ARGUMENTS + r" | __device_builtin__"
+_MARKER_DEFINITION = re.compile(r"\s*(\w+)(\([^)]*\))?\s+(?:" + _MARKERS + r")\s*", re.VERBOSE)
 
 
 @functools.lru_cache(maxsize=64)
 def _attribute_markers(macros: tuple[bytes, ...]) -> re.Pattern[bytes]:
-    named = b"".join(rb" | \b" + re.escape(m) + rb"\b (?:\s*" + _ARGUMENTS + rb")?" for m in macros)
-    return re.compile(_KEPT + rb" | (?P<marker>\b(?:" + _MARKERS + rb")" + named + rb")",
+    named = b"".join(rb" | \b" + re.escape(m.rstrip(b"(")) + (rb"\s*" + _ARGUMENTS.encode() if m.endswith(b"(")
+                                                              else rb"\b") for m in macros)
+    return re.compile(_KEPT + rb" | (?P<marker>\b(?:" + _MARKERS.encode() + rb")" + named + rb")",
                       re.VERBOSE | re.MULTILINE | re.DOTALL)
 
 
-_MARKER_VALUE = re.compile(rb"\s*(?:" + _MARKERS + rb")\s*", re.VERBOSE)
+def attribute_macros(source: SourceFile, defines: Mapping[str, str]) -> list[bytes]:
+    """A file's macros for a marker (`#define ALIGN(n) __align__(n)`, outside the regions the preprocessor
+    skips) and the command's (`-D'ALIGN(n)=__align__(n)'`): each name, with `(` after it when the macro takes
+    arguments, since only a use with them stands for the marker."""
+    texts = [f"{name} {value}" for name, value in defines.items()]
+    if b"_align__" in source.data or b"__device_builtin__" in source.data:   # (`__builtin_align__` too)
+        texts += [text for _, text, _ in source.preprocessor.directives("define")]
+    return [(m.group(1) + ("(" if m.group(2) else "")).encode("utf-8", "surrogateescape")
+            for m in map(_MARKER_DEFINITION.fullmatch, texts) if m is not None]
 
 
-def attribute_macros(data: bytes) -> list[bytes]:
-    """The names of a file's one-line macros for a marker (`#define ALIGN(n) __align__(n)`)."""
-    return [m.group(1) for m in _MARKER_MACRO.finditer(data)] if b"_align__" in data or \
-        b"__device_builtin__" in data else []
-
-
-def _without_attribute_macros(data: bytes, defines: Mapping[str, str], more: tuple[bytes, ...] = ()) -> bytes:
-    given = [*more, *(name.partition("(")[0].strip().encode() for name, value in defines.items()
-                      if _MARKER_VALUE.fullmatch(value.encode()))]
-    if b"_align__" not in data and b"__device_builtin__" not in data and not given:   # (`__builtin_align__` too)
+def _without_attribute_macros(data: bytes, macros: list[bytes]) -> bytes:
+    if b"_align__" not in data and b"__device_builtin__" not in data and not macros:
         return data
-    macros = tuple(dict.fromkeys([*given, *attribute_macros(data)]))
-    return _attribute_markers(macros).sub(lambda m: b" " * len(m.group()) if m.group("marker") else m.group(), data)
+    return _attribute_markers(tuple(dict.fromkeys(macros))).sub(
+        lambda m: b" " * len(m.group()) if m.group("marker") else m.group(), data)
 
 
 def index(source: SourceFile, defines: Mapping[str, str], alignment_macros: tuple[bytes, ...] = ()) -> Unit:
     """A header's functions, for the analyses that follow calls into it (headers.py): parsed whole, its
     pragmas neither read nor bound (pdcc transforms the files it compiles, not their headers). `defines`: the
     command's -D macros; `alignment_macros`: the other headers' (see `parse`)."""
-    unit = Unit(source, _parser().parse(_without_attribute_macros(source.data, defines, alignment_macros)))
+    macros = [*alignment_macros, *attribute_macros(source, defines)]
+    unit = Unit(source, _parser().parse(_without_attribute_macros(source.data, macros)))
     _add_functions(unit)
     return unit
 

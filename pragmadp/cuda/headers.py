@@ -35,7 +35,7 @@ class Header:
     def __init__(self, source: SourceFile, defines: Mapping[str, str], alignment_macros: list[bytes]):
         self.source = source
         self.defines = defines                    # the command's -D macros
-        self.alignment_macros = alignment_macros  # every header's (`#define ALIGN(n) __align__(n)`), shared
+        self.alignment_macros = alignment_macros  # the file's and every header's (`#define ALIGN(n) __align__(n)`)
 
     @functools.cached_property
     def unit(self) -> Unit:
@@ -64,8 +64,10 @@ def alignment_macros_used(unit: Unit) -> tuple[bytes, ...]:
     parser must not see (frontend.parse); none for a file pdcc had no reason to parse."""
     if unit.tree.root_node.end_byte == 0:
         return ()
-    return tuple(m for m in dict.fromkeys(unit.analysis(_included)[2])
-                 if re.search(rb"\b%s\b" % re.escape(m), unit.source.data))
+    own = set(frontend.attribute_macros(unit.source, unit.defines))   # masked in the first parse already
+    return tuple(m for m in dict.fromkeys(unit.analysis(_included)[2]) if m not in own and
+                 re.search(rb"\b%s%s" % (re.escape(m.rstrip(b"(")), rb"\s*\(" if m.endswith(b"(") else rb"\b"),
+                           unit.source.data))
 
 
 def not_read(unit: Unit) -> tuple[NotRead, ...]:
@@ -188,10 +190,11 @@ OBJECT_MACRO = re.compile(r"\s*([A-Za-z_]\w*)(?![\w(])(.*)", re.S)  # a `#define
 
 
 def _included(unit: Unit) -> tuple[tuple[Header, ...], tuple[NotRead, ...], list[bytes]]:
-    """The headers read, those not read, and the headers' macros for `__align__(n)` (`Header.alignment_macros`)."""
+    """The headers read, those not read, and the file's and headers' macros for `__align__(n)`
+    (`Header.alignment_macros`)."""
     found: list[Header] = []
     unread: list[NotRead] = []
-    alignment: list[bytes] = []
+    alignment = frontend.attribute_macros(unit.source, {})
     seen = set()
     try:
         status = os.stat(unit.source.path)
@@ -216,7 +219,7 @@ def _included(unit: Unit) -> tuple[tuple[Header, ...], tuple[NotRead, ...], list
             shown = os.path.join(os.path.dirname(source.display_path), include.name) if include.beside else include.path
             header = SourceFile(include.path, _as_text(include.data), shown)
             found.append(Header(header, unit.defines, alignment))
-            alignment.extend(frontend.attribute_macros(header.data))
+            alignment.extend(frontend.attribute_macros(header, {}))
             pending.append(header)
     return tuple(found), tuple(unread), alignment
 
