@@ -15,7 +15,13 @@ from pragmadp.source import SourceFile
 
 def _calls(sites: int) -> int:
     """The function calls made by one transform of a generated file with `sites` annotated launches."""
-    data = generate(sites).encode()
+    calls, result = _counted_transform(generate(sites))
+    assert sum(r.rule.id == "PDCC500" for r in result.remarks) == sites
+    return calls
+
+
+def _counted_transform(text: str):
+    """The function calls (Python and C) one transform of `text` makes, and its result."""
     calls = 0
 
     def count(frame, event, arg):
@@ -24,11 +30,10 @@ def _calls(sites: int) -> int:
 
     sys.setprofile(count)
     try:
-        result = transform(SourceFile("scale.cu", data))
+        result = transform(SourceFile("scale.cu", text.encode()))
     finally:
         sys.setprofile(None)
-    assert sum(r.rule.id == "PDCC500" for r in result.remarks) == sites
-    return calls
+    return calls, result
 
 
 def test_transform_work_grows_linearly_with_the_number_of_sites():
@@ -69,18 +74,7 @@ def test_finding_a_wait_is_linear_in_an_else_if_chain_that_breaks():
         chain = " else ".join(f"if (op == {k}) {{ x[{k}] = n; if (x[0] > {k}) break; }}" for k in range(arms))
         text = f"__global__ void child(int* x, int n) {{ int op = x[1]; for (;;) {{ {chain} op = x[op]; }} }}\n" \
             "__global__ void parent(int* x, int n) {\n#pragma dp threshold(16)\n  child<<<1, 32>>>(x, n);\n}\n"
-        count = 0
-
-        def profile(frame, event, arg):
-            nonlocal count
-            count += event in ("call", "c_call")
-
-        sys.setprofile(profile)
-        try:
-            transform(SourceFile("chain.cu", text.encode()))
-        finally:
-            sys.setprofile(None)
-        return count
+        return _counted_transform(text)[0]
 
     small, large = calls(50), calls(400)
     assert large < 12 * small, f"50 arms: {small} calls, 400 arms: {large} calls"
