@@ -262,9 +262,12 @@ def _declared(owner: Unit) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     type (`typedef volatile int vint;`, `using vptr = volatile int*;`: also `pointer`)."""
     variables: dict[str, set[str]] = {}
     aliases: dict[str, set[str]] = {}
-    for node in walk(owner.tree.root_node):
-        if node.type in ("declaration", "field_declaration", "type_definition", "alias_declaration") and \
-                not _in_function(node):
+    outside = [owner.tree.root_node]   # the nodes outside functions, walked down without entering one
+    while outside:
+        node = outside.pop()
+        if node.type not in ("function_definition", "lambda_expression"):
+            outside.extend(node.children)
+        if node.type in ("declaration", "field_declaration", "type_definition", "alias_declaration"):
             kind = node.child_by_field_name("type")
             described = kind if kind is not None and kind.type == "type_descriptor" else node
             found = {"volatile"} if _volatile(owner, described) else set()
@@ -289,11 +292,3 @@ def _declared(owner: Unit) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
                     variables.setdefault(owner.text(name), set()).update(found)
     return variables, aliases
 
-
-def _in_function(node: Node) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.type in ("function_definition", "lambda_expression"):
-            return True
-        parent = parent.parent
-    return False
