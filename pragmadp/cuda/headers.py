@@ -56,7 +56,7 @@ class NotRead:
 def included(unit: Unit) -> tuple[Header, ...]:
     """The headers the unit's file includes with quotes, directly or through one another, in the order
     they are first included; computed once per unit."""
-    return unit.analysis(_included)[0]
+    return unit.analysis(_included).headers
 
 
 def alignment_macros_used(unit: Unit) -> tuple[bytes, ...]:
@@ -65,7 +65,7 @@ def alignment_macros_used(unit: Unit) -> tuple[bytes, ...]:
     if unit.tree.root_node.end_byte == 0:
         return ()
     own = set(frontend.attribute_macros(unit.source, unit.defines))   # masked in the first parse already
-    return tuple(m for m in dict.fromkeys(unit.analysis(_included)[2]) if m not in own and
+    return tuple(m for m in dict.fromkeys(unit.analysis(_included).alignment_macros) if m not in own and
                  re.search(rb"\b%s%s" % (re.escape(m.rstrip(b"(")), rb"\s*\(" if m.endswith(b"(") else rb"\b"),
                            unit.source.data))
 
@@ -73,7 +73,7 @@ def alignment_macros_used(unit: Unit) -> tuple[bytes, ...]:
 def not_read(unit: Unit) -> tuple[NotRead, ...]:
     """The headers found and not read (too large, not a regular file, past MAX_HEADERS): the analyses do not
     see their functions."""
-    return unit.analysis(_included)[1]
+    return unit.analysis(_included).unread
 
 
 def definitions(unit: Unit, name: str) -> list[tuple[Unit, Function]]:
@@ -189,9 +189,16 @@ def _device_macros(unit: Unit) -> frozenset[str]:
 OBJECT_MACRO = re.compile(r"\s*([A-Za-z_]\w*)(?![\w(])(.*)", re.S)  # a `#define` of a name not followed by `(`
 
 
-def _included(unit: Unit) -> tuple[tuple[Header, ...], tuple[NotRead, ...], list[bytes]]:
-    """The headers read, those not read, and the file's and headers' macros for `__align__(n)`
-    (`Header.alignment_macros`)."""
+@dataclasses.dataclass(frozen=True)
+class _Reading:
+    """What reading a file's quoted includes found."""
+
+    headers: tuple[Header, ...]
+    unread: tuple[NotRead, ...]
+    alignment_macros: list[bytes]   # the file's and the headers' (`Header.alignment_macros`: the same list)
+
+
+def _included(unit: Unit) -> _Reading:
     found: list[Header] = []
     unread: list[NotRead] = []
     alignment = frontend.attribute_macros(unit.source, {})
@@ -213,7 +220,7 @@ def _included(unit: Unit) -> tuple[tuple[Header, ...], tuple[NotRead, ...], list
                 why = include.unread or f"past the {MAX_HEADERS} headers pdcc reads, with the headers it includes"
                 unread.append(NotRead(source, include.span, include.name, why))
                 if not include.unread:
-                    return tuple(found), tuple(unread), alignment
+                    return _Reading(tuple(found), tuple(unread), alignment)
                 continue
             # named as a compiler names it: beside the including file, from that file's name; else as found
             shown = os.path.join(os.path.dirname(source.display_path), include.name) if include.beside else include.path
@@ -221,7 +228,7 @@ def _included(unit: Unit) -> tuple[tuple[Header, ...], tuple[NotRead, ...], list
             found.append(Header(header, unit.defines, alignment))
             alignment.extend(frontend.attribute_macros(header, {}))
             pending.append(header)
-    return tuple(found), tuple(unread), alignment
+    return _Reading(tuple(found), tuple(unread), alignment)
 
 
 def _as_text(data: bytes) -> bytes:
