@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import tree_sitter
@@ -247,19 +247,18 @@ def attribute_macros(source: SourceFile, defines: Mapping[str, str]) -> list[byt
             for m in map(_MARKER_DEFINITION.fullmatch, texts) if m is not None]
 
 
-def _without_attribute_macros(data: bytes, macros: list[bytes]) -> bytes:
+def _without_attribute_macros(data: bytes, macros: Sequence[bytes]) -> bytes:
     if b"_align__" not in data and b"__device_builtin__" not in data and not macros:
         return data
     return _attribute_markers(tuple(dict.fromkeys(macros))).sub(
         lambda m: b" " * len(m.group()) if m.group("marker") else m.group(), data)
 
 
-def index(source: SourceFile, defines: Mapping[str, str], alignment_macros: tuple[bytes, ...] = ()) -> Unit:
+def index(source: SourceFile, alignment_macros: tuple[bytes, ...]) -> Unit:
     """A header's functions, for the analyses that follow calls into it (headers.py): parsed whole, its
-    pragmas neither read nor bound (pdcc transforms the files it compiles, not their headers). `defines`: the
-    command's -D macros; `alignment_macros`: the other headers' (see `parse`)."""
-    macros = [*alignment_macros, *attribute_macros(source, defines)]
-    unit = Unit(source, _parser().parse(_without_attribute_macros(source.data, macros)))
+    pragmas neither read nor bound (pdcc transforms the files it compiles, not their headers).
+    `alignment_macros`: the command's, the file's and the headers' macros for `__align__(n)` (see `parse`)."""
+    unit = Unit(source, _parser().parse(_without_attribute_macros(source.data, alignment_macros)))
     _add_functions(unit)
     return unit
 

@@ -20,7 +20,7 @@ import dataclasses
 import functools
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 
 from pragmadp.cuda import frontend, preprocessor
 from pragmadp.cuda.frontend import Function, Unit
@@ -32,14 +32,13 @@ MAX_HEADERS = 256
 class Header:
     """One header read: its source, parsed on the first lookup that may find something in it."""
 
-    def __init__(self, source: SourceFile, defines: Mapping[str, str], alignment_macros: list[bytes]):
+    def __init__(self, source: SourceFile, alignment_macros: list[bytes]):
         self.source = source
-        self.defines = defines                    # the command's -D macros
-        self.alignment_macros = alignment_macros  # the file's and every header's (`#define ALIGN(n) __align__(n)`)
+        self.alignment_macros = alignment_macros  # the command's, the file's and every header's, one shared list
 
     @functools.cached_property
     def unit(self) -> Unit:
-        return frontend.index(self.source, self.defines, tuple(self.alignment_macros))
+        return frontend.index(self.source, tuple(self.alignment_macros))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,13 +194,13 @@ class _Reading:
 
     headers: tuple[Header, ...]
     unread: tuple[NotRead, ...]
-    alignment_macros: list[bytes]   # the file's and the headers' (`Header.alignment_macros`: the same list)
+    alignment_macros: list[bytes]   # the command's, the file's and the headers' (`Header.alignment_macros`)
 
 
 def _included(unit: Unit) -> _Reading:
     found: list[Header] = []
     unread: list[NotRead] = []
-    alignment = frontend.attribute_macros(unit.source, {})
+    alignment = frontend.attribute_macros(unit.source, unit.defines)
     seen = set()
     try:
         status = os.stat(unit.source.path)
@@ -225,7 +224,7 @@ def _included(unit: Unit) -> _Reading:
             # named as a compiler names it: beside the including file, from that file's name; else as found
             shown = os.path.join(os.path.dirname(source.display_path), include.name) if include.beside else include.path
             header = SourceFile(include.path, _as_text(include.data), shown)
-            found.append(Header(header, unit.defines, alignment))
+            found.append(Header(header, alignment))
             alignment.extend(frontend.attribute_macros(header, {}))
             pending.append(header)
     return _Reading(tuple(found), tuple(unread), alignment)
