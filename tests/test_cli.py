@@ -349,6 +349,15 @@ def test_an_internal_error_is_located_writes_a_reproducer_and_compiles_nothing(p
     assert nvcc_calls(project) == [] and (project / "k.o").read_text() == "old object"
 
 
+def test_an_internal_error_with_an_argument_that_is_not_utf8_still_writes_its_reproducer(project: Path):
+    """A -D value of bytes that are not UTF-8 (a review's): the reproducer's command.txt keeps them as they were."""
+    done = pdcc_with_failure(project, "pragmadp.analysis.thread_count.analyse", "-c", "src/kernels.cu",
+                             "-DX=\udcff")
+    assert done.returncode == 1 and "Traceback" not in done.stderr and "error[PDCC900]" in done.stderr
+    reproducer = Path(next(line for line in done.stderr.splitlines() if "= help:" in line).split("'")[1])
+    assert (reproducer / "command.txt").read_bytes().endswith(b"pdcc -c src/kernels.cu '-DX=\xff'\n")
+
+
 def test_the_known_crash_shape_gives_an_internal_error_not_a_traceback(project: Path):
     """issue 9 item 6: an aggregating parent with an unnamed function-pointer parameter crashed in aggregate.py.
     The failure is injected so that this stays a test of the reporting once that crash is fixed."""
