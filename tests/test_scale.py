@@ -79,3 +79,23 @@ def test_finding_a_wait_is_linear_in_an_else_if_chain_that_breaks():
     small, large = calls(50), calls(400)
     assert large < 12 * small, f"50 arms: {small} calls, 400 arms: {large} calls"
 
+
+
+def _call_chain(depth: int, deepest: str) -> str:
+    """A child calling f0, which calls f1, ... down to f`depth`, whose body is `deepest`."""
+    functions = [f"__device__ int f{depth}(int x) {{ {deepest} return x + 1; }}"]
+    functions += [f"__device__ int f{k}(int x) {{ return f{k + 1}(x) + 1; }}" for k in range(depth - 1, -1, -1)]
+    return "\n".join(functions) + "\n__global__ void child(int* a, int n) {\n  int i = threadIdx.x;\n" \
+        "  if (i < n) a[i] = f0(a[i]);\n}\n__global__ void parent(int* a, int n) {\n#pragma dp threshold(16)\n" \
+        "  child<<<1, 32>>>(a, n);\n}\n"
+
+
+def test_a_call_chain_deeper_than_pythons_recursion_limit_is_searched_to_its_end():
+    """The serial check once recursed once per call (a chain 1,000 deep was an internal error, PDCC900)."""
+    depth = sys.getrecursionlimit() + 500
+    safe = transform(SourceFile("chain.cu", _call_chain(depth, "").encode()))
+    assert [r.rule.id for r in safe.remarks if r.kind == "applied"] == ["PDCC500"]
+    barrier = transform(SourceFile("chain.cu", _call_chain(depth, "__syncthreads();").encode()))
+    missed = [r for r in barrier.remarks if r.kind == "missed"]
+    assert [r.rule.id for r in missed] == ["PDCC510"]
+    assert f"in 'f{depth}', which it calls" in missed[0].message

@@ -186,11 +186,37 @@ def _hidden_builtin(unit: Unit, node, in_callee: bool, macros: dict[str, frozens
     return None
 
 
+@dataclass(frozen=True)
+class _Callee:
+    """A function `_function_obstacles` found called, to be searched where the call is (depth first)."""
+
+    owner: Unit
+    function: Function
+    entry: Node | None
+
+
 def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry: Node | None, visited: set[str],
-            macros: dict[str, frozenset[str]]):
-    """The obstacles of `function`, defined in `owner` (the child's unit, or a header it includes). In a
-    header, each obstacle stands at `entry`, the call in the child's file that leads there, and its message
-    says where in the header it is."""
+            macros: dict[str, frozenset[str]]) -> Iterator[Obstacle]:
+    """The obstacles of `function`, defined in `owner` (the child's unit, or a header it includes), and of
+    the functions it calls, depth first. In a header, each obstacle stands at `entry`, the call in the child's
+    file that leads there, and its message says where in the header it is. A stack of searches rather than
+    recursion: a call chain may be thousands of functions deep."""
+    searches = [_function_obstacles(unit, child, owner, function, entry, visited, macros)]
+    while searches:
+        found = next(searches[-1], None)
+        if found is None:
+            searches.pop()
+        elif isinstance(found, _Callee):
+            searches.append(_function_obstacles(unit, child, found.owner, found.function, found.entry, visited,
+                                                macros))
+        else:
+            yield found
+
+
+def _function_obstacles(unit: Unit, child: Function, owner: Unit, function: Function, entry: Node | None,
+                        visited: set[str], macros: dict[str, frozenset[str]]) -> Iterator[Obstacle | _Callee]:
+    """`_search`'s step: the obstacles of `function` itself, and the callees to search (each where it is
+    called, before what follows the call)."""
     visited.add(function.name)
     waiting = waits.waiting_loop(unit, owner, function, macros)
     for node in _code(function):
@@ -239,8 +265,7 @@ def _search(unit: Unit, child: Function, owner: Unit, function: Function, entry:
             defined = headers.device_bodies(unit, name)
             built = [] if name.startswith("~") else headers.classes(unit, name)
             for callee_unit, callee in [*defined, *((u, _initialisers(c, name)) for u, c in built)]:
-                yield from _search(unit, child, callee_unit, callee, entry if entry is not None or
-                                   callee_unit is unit else at, visited, macros)
+                yield _Callee(callee_unit, callee, entry if entry is not None or callee_unit is unit else at)
             if not defined and headers.declared_on_device(unit, name):
                 visited.add(name)
                 yield Obstacle(rules.CHILD_UNSEEN, f"child '{child.name}' calls '{name}'{where}, a device function "
