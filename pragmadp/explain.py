@@ -290,7 +290,7 @@ EXPLANATIONS: dict[str, str] = {
         parent; aggregation keeps every thread of the child and still applies. An atomic that changes memory
         is no wait (taking work with atomicAdd(&next, 1), a CAS update loop, a lock taken with atomicCAS or
         atomicExch alone, released before the next thread runs), nor a loop a bound ends anyway (for i < n,
-        leaving early when a flag is set). Types behind a typedef or using count as what they stand
+        leaving early when a flag is set; i < n && !*found, with i stepped every time round). Types behind a typedef or using count as what they stand
         for; not seen: an alias of an alias, a macro that is a whole loop.""",
     "PDCC518": """\
         pdcc's copies of the child's body take threadIdx, blockIdx, blockDim and gridDim as parameters (the

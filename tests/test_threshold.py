@@ -88,6 +88,11 @@ def test_a_sleeping_child_keeps_no_serial_version_but_is_coarsened_and_aggregate
     ("using Flag = cuda::atomic<int>;", "Flag* f = (Flag*)x; while (f->load() == 0) {}", "f"),
     ("struct Q { cuda::atomic<int> ready; };", "Q* q = (Q*)x; while (q->ready.load() == 0) {}", "ready"),
     # a second review's: one name defined twice, one of them reaching the read through a cycle of calls
+    # a bound beside the flag that nothing changes each time round, or changes only under an if or after one
+    ("", "int i = 0; bool more = n > 0; while (more && !*(volatile int*)x) { x[1] += 1; }", "(volatile int*)x"),
+    ("", "int i = 0; while (i < n && atomicAdd(x, 0) == 0) { if (x[1] > 0) ++i; }", "atomicAdd(x, 0)"),
+    ("", "int i = 0; while (i < n && atomicAdd(x, 0) == 0) { if (x[1] > 0) continue; ++i; }", "atomicAdd(x, 0)"),
+    ("", "int i = 0; while (i < n && atomicAdd(x, 0) == 0) { i = atomicAdd(x + 1, 0); }", "atomicAdd(x + 1, 0)"),
     ("__device__ int f(const int* p) { return *(const volatile int*)p; }\n__device__ int g(const int* p);\n"
      "__device__ int f(const int* p, int k) { return g(p) + k; }\n__device__ int g(const int* p) { return f(p); }\n"
      "__device__ int h(const int* p) { return f(p, 1); }\n"
@@ -137,6 +142,10 @@ def test_a_waiting_child_aggregated_compiles(tmp_path):
          "x[i + 1] = i;"),
     ("struct Q { cuda::atomic<int> next; };", "Q* q = (Q*)x; int i; while ((i = q->next.fetch_add(1)) < n) x[i] = i;"),
     ("typedef int count_t; typedef int* ptr_t;", "ptr_t p = x; for (count_t i = 0; i < n; ++i) p[i] = i;"),
+    # a flag beside a bound that every iteration steps (an early-exit search): the bound ends it anyway
+    ("", "volatile int* found = x; for (int i = 0; i < n && !*found; ++i) if (x[i + 1] == n) *found = 1;"),
+    ("", "int i = 0; while (!atomicAdd(x, 0) && (i < n)) { x[i + 1] = i; i++; }"),
+    ("", "int i = n; do { i -= 2; x[1] += i; } while (*(volatile int*)x == 0 && i > 0);"),
     ("__device__ int next_item(int* q) { cuda::atomic_ref<int, cuda::thread_scope_device> r(*q); "
      "return r.fetch_add(1); }", "int i; while ((i = next_item(x)) < n) x[i + 1] = i;"),    # a declared name
 ])

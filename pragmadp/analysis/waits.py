@@ -14,7 +14,8 @@ waits forever.
 
 No wait: an atomic that changes memory (taking work, `i = atomicAdd(&next, 1)`; a CAS update loop; a lock taken
 with `atomicCAS`/`atomicExch` alone, released by its thread before the next runs), a shared read in a loop that
-a bound ends anyway (`for (i = 0; i < n; ++i) if (*found) return;`). Not seen: a macro that is itself a whole
+a bound ends anyway (`for (i = 0; i < n; ++i) if (*found) return;`), also one beside the read in the condition
+(`i < n && !*found`) when the loop steps its variable every time round (`_stepped`). Not seen: a macro that is itself a whole
 loop, an alias of an alias.
 """
 
@@ -24,7 +25,7 @@ import re
 from collections.abc import Iterator
 
 from pragmadp.cuda import headers
-from pragmadp.cuda.frontend import (Function, Node, Unit, called_name, declared_name, local_bindings,
+from pragmadp.cuda.frontend import (Function, Node, Unit, called_name, declared_name, local_bindings, required,
                                     unwrapped_declarator, walk)
 
 Read = tuple[Unit, Node]   # a read of memory other threads write, and the unit it is written in
@@ -77,8 +78,9 @@ def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str,
         if loop.type not in _LOOPS:
             continue
         through: dict[str, Read | None] = {}   # a variable the loop sets from such a read
-        for way_out in _ways_out(owner, loop):
-            for node in walk(way_out):
+
+        def first_read(part: Node) -> Read | None:
+            for node in walk(part):
                 read = _read(unit, owner, function.node, node, macros)
                 if read is None and node.type == "identifier":
                     name = owner.text(node)
@@ -88,8 +90,55 @@ def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str,
                                               if (r := _read(unit, owner, function.node, n, macros)) is not None), None)
                     read = through[name]
                 if read is not None:
-                    return loop, read
+                    return read
+            return None
+
+        conjuncts = _conjuncts(loop)
+        stepped = _stepped(owner, loop) if conjuncts else set()
+        if any(first_read(part) is None and any(owner.text(n) in stepped for n in walk(part) if n.type == "identifier")
+               for part in conjuncts):
+            continue   # `i < n && !*found` with `++i` each time round: the bound ends it anyway
+        read = next((r for way_out in _ways_out(owner, loop) if (r := first_read(way_out)) is not None), None)
+        if read is not None:
+            return loop, read
     return None
+
+
+def _conjuncts(loop: Node) -> list[Node]:
+    """The parts of a loop's condition joined by `&&`, any of which ends the loop (none for one part)."""
+    condition = loop.child_by_field_name("condition")
+    parts: list[Node] = []
+    pending = [condition] if condition is not None else []
+    while pending:
+        node = pending.pop()
+        while node.type in ("condition_clause", "parenthesized_expression") and node.named_child_count == 1:
+            node = node.named_children[0]
+        if node.type == "binary_expression" and required(node, "operator").type == "&&":
+            pending += [required(node, "right"), required(node, "left")]
+        else:
+            parts.append(node)
+    return parts if len(parts) > 1 else []
+
+
+def _stepped(owner: Unit, loop: Node) -> set[str]:
+    """The variables a loop changes every time round: in a `for`'s update, or in a statement of its body that
+    every iteration reaches (`++i;`, `p = p->next;` not under an `if`, before any `continue`)."""
+    body = loop.child_by_field_name("body")
+    statements: list[Node | None] = [loop.child_by_field_name("update")]
+    if body is not None and body.type == "compound_statement":
+        for statement in body.named_children:
+            if statement.type != "expression_statement":
+                break   # what follows an `if`, a loop or a declaration is not looked at: a `continue` may skip it
+            statements.append(statement)
+    names = set()
+    for part in statements:
+        for node in walk(part) if part is not None else ():
+            field = "argument" if node.type == "update_expression" else "left" \
+                if node.type == "assignment_expression" else None
+            changed = node.child_by_field_name(field) if field is not None else None
+            if changed is not None and changed.type == "identifier":
+                names.add(owner.text(changed))
+    return names
 
 
 def _ways_out(owner: Unit, loop: Node) -> Iterator[Node]:
