@@ -278,10 +278,11 @@ EXPLANATIONS: dict[str, str] = {
         clause.""",
     "PDCC526": """\
         The child, or a device function it calls, has a loop that only memory other threads write lets end:
-        its condition reads such memory, or it has none (for (;;), while (true)) and an `if` that leaves it
-        does, directly, through a variable the loop sets from such a read, or through a function it calls. Such
-        a read is a load through a volatile pointer or of a volatile global (a macro for one too), an atomic
-        that only reads (atomicAdd(p, 0), atomicCAS(p, v, v)), an atomic load (__atomic_load_n, __ldcv), a
+        its condition reads such memory, or an `if` around a `continue` of it does, or it has no condition
+        (for (;;), while (true)) and an `if` that leaves it does; directly, through a variable the loop sets
+        from such a read (or under an `if` on one), or through a function it calls. Such a read is a load
+        through a volatile pointer or of a volatile global (a macro for one too), an atomic that only reads
+        (atomicAdd(p, 0), atomicCAS(p, v, v)), an atomic load (__atomic_load_n, __ldcv, __ldcg), a
         use of an atomic object (cuda::atomic_ref's load). It waits for another thread: a flag, a count, a
         predecessor's result. pdcc's serial version runs the child's threads one after another in the parent
         thread, so a thread waiting for a later one would wait forever; coarsening runs several of its blocks

@@ -93,6 +93,13 @@ def test_a_sleeping_child_keeps_no_serial_version_but_is_coarsened_and_aggregate
     ("", "int i = 0; while (i < n && atomicAdd(x, 0) == 0) { if (x[1] > 0) ++i; }", "atomicAdd(x, 0)"),
     ("", "int i = 0; while (i < n && atomicAdd(x, 0) == 0) { if (x[1] > 0) continue; ++i; }", "atomicAdd(x, 0)"),
     ("", "int i = 0; while (i < n && atomicAdd(x, 0) == 0) { i = atomicAdd(x + 1, 0); }", "atomicAdd(x + 1, 0)"),
+    # progress made only when a flag is set: under an if on it, or after a continue under one; an L2 load
+    ("", "int i = 0; while (i < n) { if (atomicAdd(x, 0)) ++i; }", "atomicAdd(x, 0)"),
+    ("", "int i = 0; while (i < n) { if (atomicAdd(x, 0) == 0) continue; x[i] = 1; ++i; }", "atomicAdd(x, 0)"),
+    ("", "while (true) { if (atomicAdd(x, 0) == 0) continue; break; }", "atomicAdd(x, 0)"),
+    ("", "int i = 0; do { switch (x[1]) { case 0: if (atomicOr(x, 0) == 0) continue; } ++i; } while (i < n);",
+     "atomicOr(x, 0)"),
+    ("", "while (__ldcg(x) == 0) {}", "__ldcg(x)"),
     ("__device__ int f(const int* p) { return *(const volatile int*)p; }\n__device__ int g(const int* p);\n"
      "__device__ int f(const int* p, int k) { return g(p) + k; }\n__device__ int g(const int* p) { return f(p); }\n"
      "__device__ int h(const int* p) { return f(p, 1); }\n"
@@ -143,6 +150,10 @@ def test_a_waiting_child_aggregated_compiles(tmp_path):
     ("struct Q { cuda::atomic<int> next; };", "Q* q = (Q*)x; int i; while ((i = q->next.fetch_add(1)) < n) x[i] = i;"),
     ("typedef int count_t; typedef int* ptr_t;", "ptr_t p = x; for (count_t i = 0; i < n; ++i) p[i] = i;"),
     # a flag beside a bound that every iteration steps (an early-exit search): the bound ends it anyway
+    ("", "for (int i = 0; i < n; ++i) { if (atomicAdd(x, 0) == 0) continue; x[i + 1] = 1; }"),   # (++i all the same)
+    ("", "int i = 0; while (i < n) { ++i; if (atomicAdd(x, 0) == 0) continue; x[i] = 1; }"),
+    ("", "int i = 0; while (i < n) { for (int k = 0; k < 4; ++k) { if (atomicAdd(x, 0) == 0) continue; x[k]++; } "
+         "++i; }"),   # (the continue of the inner loop)
     ("", "volatile int* found = x; for (int i = 0; i < n && !*found; ++i) if (x[i + 1] == n) *found = 1;"),
     ("", "int i = 0; while (!atomicAdd(x, 0) && (i < n)) { x[i + 1] = i; i++; }"),
     ("", "int i = n; do { i -= 2; x[1] += i; } while (*(volatile int*)x == 0 && i > 0);"),

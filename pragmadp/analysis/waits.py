@@ -1,12 +1,13 @@
 """Does a function wait for another thread? (for the serial check, serial.py)
 
-A loop waits when nothing but memory other threads write lets it end: its condition reads such memory, or it
-has none (`for (;;)`, `while (true)`) and an `if` in it that leaves it (`break`, `return`, `goto`) does; directly,
-through a variable the loop sets from such a read (or under an `if` on one), or through a device function it
-calls. Such a read is a load through a `volatile` pointer or reference (a parameter, a local, a cast
+A loop waits when nothing but memory other threads write lets it end: its condition reads such memory, or an
+`if` around a `continue` of it does (the rest of the iteration, its progress, waits on it), or it has no
+condition (`for (;;)`, `while (true)`) and an `if` in it that leaves it (`break`, `return`, `goto`) does; directly,
+through a variable the loop sets from such a read (or under an `if` on one: `if (atomicAdd(x, 0)) ++i;`), or
+through a device function it calls. Such a read is a load through a `volatile` pointer or reference (a parameter, a local, a cast
 `*(volatile int*)p`, a macro for one) or of a `volatile` global or member, an atomic that only reads
 (`atomicAdd(p, 0)`, `atomicOr(p, 0u)`, `atomicAnd(p, ~0)`, `atomicCAS(p, v, v)`), an atomic load function
-(`__atomic_load_n`, `cuda::std::atomic_load`, `__nv_atomic_load_n`, `__ldcv`), or the use of an object whose
+(`__atomic_load_n`, `cuda::std::atomic_load`, `__nv_atomic_load_n`, `__ldcv`, `__ldcg`), or the use of an object whose
 type names `atomic` (`cuda::atomic_ref<int>(*p).load()`, `*flag` of a `cuda::atomic<int>* flag`, a member
 `q->ready.load()`); types behind a `typedef` or `using` count as what they stand for. pdcc's
 serial version runs a child's threads one after another in one thread: a thread that waits for a later one
@@ -33,7 +34,7 @@ _Around = tuple[Node, "_Around"] | None   # loops and if conditions around a nod
 
 _LOOPS = ("while_statement", "do_statement", "for_statement")
 _LOAD_FUNCTIONS = {"__atomic_load_n", "__atomic_load", "__nv_atomic_load_n", "__nv_atomic_load", "atomic_load",
-                   "atomic_load_explicit", "__ldcv"}
+                   "atomic_load_explicit", "__ldcv", "__ldcg"}
 _ZERO = re.compile(r"\(?\s*(0+|0[xX]0+|0*\.0*|0+\.?0*[eE][+-]?\d+)[uUlLfF]*\s*\)?")
 _ALL_ONES = re.compile(r"\(?\s*(~\s*0+[uUlL]*|-\s*1|0[xX](f{8}|F{8}|f{16}|F{16})[uUlL]*)\s*\)?")
 _IDENTITY = {"atomicAdd": _ZERO, "atomicSub": _ZERO, "atomicOr": _ZERO, "atomicXor": _ZERO, "atomicAnd": _ALL_ONES}
@@ -93,7 +94,7 @@ def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str,
                     return read
             return None
 
-        conjuncts = _conjuncts(loop)
+        conjuncts = _conjuncts(owner, loop)
         stepped = _stepped(owner, loop) if conjuncts else set()
         if any(first_read(part) is None and any(owner.text(n) in stepped for n in walk(part) if n.type == "identifier")
                for part in conjuncts):
@@ -104,11 +105,11 @@ def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str,
     return None
 
 
-def _conjuncts(loop: Node) -> list[Node]:
-    """The parts of a loop's condition joined by `&&`, any of which ends the loop (none for one part)."""
+def _conjuncts(owner: Unit, loop: Node) -> list[Node]:
+    """The parts of a loop's condition joined by `&&` (or the whole), any of which ends the loop."""
     condition = loop.child_by_field_name("condition")
     parts: list[Node] = []
-    pending = [condition] if condition is not None else []
+    pending = [condition] if condition is not None and not _always(owner, condition) else []
     while pending:
         node = pending.pop()
         while node.type in ("condition_clause", "parenthesized_expression") and node.named_child_count == 1:
@@ -117,7 +118,7 @@ def _conjuncts(loop: Node) -> list[Node]:
             pending += [required(node, "right"), required(node, "left")]
         else:
             parts.append(node)
-    return parts if len(parts) > 1 else []
+    return parts
 
 
 def _stepped(owner: Unit, loop: Node) -> set[str]:
@@ -142,19 +143,23 @@ def _stepped(owner: Unit, loop: Node) -> set[str]:
 
 
 def _ways_out(owner: Unit, loop: Node) -> Iterator[Node]:
-    """What decides whether the loop ends: its condition; without one (or `true`, `1`), the condition of each
-    `if` around a statement that leaves it (a `break` of this loop, a `return` of this function, a `goto`). One
-    walk down, each node holding the `if` conditions above it (Node.parent walks down from the root)."""
+    """What decides whether the loop ends: its condition, and the condition of each `if` around a `continue` of
+    this loop (which skips what the loop does after it, its progress too); without a condition (or `true`, `1`),
+    also that of each `if` around a statement that leaves it (a `break` of this loop, a `return` of this
+    function, a `goto`). One walk down, each node holding the `if` conditions above it (Node.parent walks down
+    from the root)."""
     condition = loop.child_by_field_name("condition")
-    if condition is not None and not _always(owner, condition):
+    bounded = condition is not None and not _always(owner, condition)
+    if condition is not None and bounded:
         yield condition
-        return
     body = loop.child_by_field_name("body")
-    stack: list[tuple[Node, _Around, bool]] = [(body, None, False)] if body is not None else []
+    # a node, the if conditions around it, whether a `break` there leaves something inner, and a `continue`
+    stack: list[tuple[Node, _Around, bool, bool]] = [(body, None, False, False)] if body is not None else []
     yielded: set[Node] = set()
-    while stack:   # a node, the if conditions around it, and whether a break there leaves something inner
-        node, conditions, inner = stack.pop()
-        if node.type in ("return_statement", "goto_statement") or node.type == "break_statement" and not inner:
+    while stack:
+        node, conditions, inner_break, inner_continue = stack.pop()
+        if node.type == "continue_statement" and not inner_continue or not bounded and (
+                node.type in ("return_statement", "goto_statement") or node.type == "break_statement" and not inner_break):
             while conditions is not None and conditions[0] not in yielded:   # (the outer ones: yielded with it)
                 yielded.add(conditions[0])
                 yield conditions[0]
@@ -162,10 +167,11 @@ def _ways_out(owner: Unit, loop: Node) -> Iterator[Node]:
             continue
         if node.type == "lambda_expression":
             continue   # its returns leave the lambda
-        inner = inner or node.type in (*_LOOPS, "for_range_loop", "switch_statement")
+        inner_continue = inner_continue or node.type in (*_LOOPS, "for_range_loop")
+        inner_break = inner_break or inner_continue or node.type == "switch_statement"
         test = node.child_by_field_name("condition") if node.type == "if_statement" else None
-        stack.extend((child, (test, conditions) if test is not None and child != test else conditions, inner)
-                     for child in node.children)
+        stack.extend((child, (test, conditions) if test is not None and child != test else conditions, inner_break,
+                      inner_continue) for child in node.children)
 
 
 def _always(owner: Unit, condition: Node) -> bool:
@@ -176,7 +182,7 @@ def _always(owner: Unit, condition: Node) -> bool:
 
 
 def _assignments(owner: Unit, function_node: Node) -> dict[Node, dict[str, list[Node]]]:
-    """For each loop of a function, what it sets each variable from (`v = ...`, `int v = ...`) and the conditions
+    """For each loop of a function, what it sets each variable from (`v = ...`, `int v = ...`, `++v`) and the conditions
     of the `if`s in it that it sets it under (`if (atomicAdd(x, 0) > 0) done = true;`), by name: one walk, each
     node holding the loops and `if` conditions around it as a linked list."""
     found: dict[Node, dict[str, list[Node]]] = {}
@@ -186,7 +192,8 @@ def _assignments(owner: Unit, function_node: Node) -> dict[Node, dict[str, list[
         left, right = (node.child_by_field_name("left"), node.child_by_field_name("right")) \
             if node.type == "assignment_expression" else (node.child_by_field_name("declarator"),
                                                           node.child_by_field_name("value")) \
-            if node.type == "init_declarator" else (None, None)
+            if node.type == "init_declarator" else (node.child_by_field_name("argument"), node) \
+            if node.type == "update_expression" else (None, None)   # (`++i` sets i from i)
         if left is not None and right is not None and left.type == "identifier":
             values, outer = [right], around
             while outer is not None:
