@@ -23,7 +23,9 @@ loop, an alias of an alias.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from pragmadp.cuda import headers
 from pragmadp.cuda.frontend import (Function, Node, Unit, called_name, declared_name, local_bindings, required,
@@ -74,35 +76,53 @@ def _memo(unit: Unit, kind: str) -> dict:
 
 def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str, frozenset[str]]) \
         -> tuple[Node, Read] | None:
-    assignments = _assignments(owner, function.node)
+    changes = _changes(owner, function.node)
     for loop in walk(function.node):
         if loop.type not in _LOOPS:
             continue
-        through: dict[str, Read | None] = {}   # a variable the loop sets from such a read
+        carried: dict[str, Read | None] = {}   # a variable, and the read it carries in this loop
 
         def first_read(part: Node) -> Read | None:
             for node in walk(part):
                 read = _read(unit, owner, function.node, node, macros)
                 if read is None and node.type == "identifier":
                     name = owner.text(node)
-                    if name not in through:
-                        through[name] = next((r for value in assignments.get(loop, {}).get(name, ())
-                                              for n in walk(value)
-                                              if (r := _read(unit, owner, function.node, n, macros)) is not None), None)
-                    read = through[name]
+                    if name not in carried:
+                        carried[name] = _carried(unit, owner, function.node, changes, loop, name, macros)
+                    read = carried[name]
                 if read is not None:
                     return read
             return None
 
-        conjuncts = _conjuncts(owner, loop)
-        stepped = _stepped(owner, loop) if conjuncts else set()
-        if any(first_read(part) is None and any(owner.text(n) in stepped for n in walk(part) if n.type == "identifier")
-               for part in conjuncts):
-            continue   # `i < n && !*found` with `++i` each time round: the bound ends it anyway
         read = next((r for way_out in _ways_out(owner, loop) if (r := first_read(way_out)) is not None), None)
-        if read is not None:
+        if read is not None and not any(first_read(part) is None and _ends_by_itself(owner, loop, part, changes)
+                                        for part in _conjuncts(owner, loop)):
             return loop, read
     return None
+
+
+def _carried(unit: Unit, owner: Unit, function_node: Node, changes: _Changes, loop: Node, name: str,
+             macros: dict[str, frozenset[str]]) -> Read | None:
+    """The read of memory other threads write that a variable the loop sets carries: set from one directly, or
+    from a variable that carries one (`int f = atomicAdd(x, 0); if (f) ++i;`: i too). Everything the variable is
+    set from is searched (only that: a loop's question costs what its answer depends on)."""
+    seen, pending = {name}, [name]
+    while pending:
+        for change in changes.of(pending.pop(), loop):
+            for node in (n for part in (change.node, *change.deciding(loop)) for n in walk(part)):
+                if (read := _read(unit, owner, function_node, node, macros)) is not None:
+                    return read
+                if node.type == "identifier" and (source := owner.text(node)) not in seen:
+                    seen.add(source)
+                    pending.append(source)
+    return None
+
+
+def _bare(node: Node) -> Node:
+    """An expression without the parentheses around it (or a condition's clause)."""
+    while node.type in ("condition_clause", "parenthesized_expression") and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node
 
 
 def _conjuncts(owner: Unit, loop: Node) -> list[Node]:
@@ -111,9 +131,7 @@ def _conjuncts(owner: Unit, loop: Node) -> list[Node]:
     parts: list[Node] = []
     pending = [condition] if condition is not None and not _always(owner, condition) else []
     while pending:
-        node = pending.pop()
-        while node.type in ("condition_clause", "parenthesized_expression") and node.named_child_count == 1:
-            node = node.named_children[0]
+        node = _bare(pending.pop())
         if node.type == "binary_expression" and required(node, "operator").type == "&&":
             pending += [required(node, "right"), required(node, "left")]
         else:
@@ -121,92 +139,193 @@ def _conjuncts(owner: Unit, loop: Node) -> list[Node]:
     return parts
 
 
-def _stepped(owner: Unit, loop: Node) -> set[str]:
-    """The variables a loop changes every time round: in a `for`'s update, or in a statement of its body that
-    every iteration reaches (`++i;`, `p = p->next;` not under an `if`, before any `continue`)."""
-    body = loop.child_by_field_name("body")
-    statements: list[Node | None] = [loop.child_by_field_name("update")]
-    if body is not None and body.type == "compound_statement":
-        for statement in body.named_children:
-            if statement.type != "expression_statement":
-                break   # what follows an `if`, a loop or a declaration is not looked at: a `continue` may skip it
-            statements.append(statement)
-    names = set()
-    for part in statements:
-        for node in walk(part) if part is not None else ():
-            field = "argument" if node.type == "update_expression" else "left" \
-                if node.type == "assignment_expression" else None
-            changed = node.child_by_field_name(field) if field is not None else None
-            if changed is not None and changed.type == "identifier":
-                names.add(owner.text(changed))
-    return names
+_LABEL = "label:"   # not a name: under it, _changes keeps a function's labels
+_TOWARDS = {"<": 1, "<=": 1, ">": -1, ">=": -1, "!=": 0}   # the way a counter on the left must step (0: by one)
+
+
+def _ends_by_itself(owner: Unit, loop: Node, part: Node, changes: _Changes) -> bool:
+    """Whether a part of a loop's condition that reads no memory other threads write ends the loop by itself:
+    it compares a counter with a bound (`i < n`, `n > i`, `i++ < n`), the loop changes the counter in one place
+    only, by a step towards the bound (`++i`, `i += 2`) that every time round makes (in a `for`'s update, in the
+    condition, or in a statement at the top of the body, before anything a `continue` could skip), and changes
+    nothing the bound reads, takes no address of the counter (`&i` counts as a change) and has no label a `goto`
+    could loop back to."""
+    if part.type != "binary_expression" or owner.text(required(part, "operator")) not in _TOWARDS or \
+            changes.of(_LABEL, loop):
+        return False
+    initializer = loop.child_by_field_name("initializer")
+    for counter, bound, sign in ((required(part, "left"), required(part, "right"), 1),
+                                 (required(part, "right"), required(part, "left"), -1)):
+        counter = _bare(counter)
+        in_condition = counter if counter.type == "update_expression" else None
+        counter = required(counter, "argument") if in_condition is not None else counter
+        if counter.type != "identifier" or not _fixed(owner, loop, bound, changes):
+            continue
+        made = [c.node for c in changes.of(owner.text(counter), loop)
+                if initializer is None or not initializer.start_byte <= c.node.start_byte < initializer.end_byte]
+        step = _step(owner, made[0]) if len(made) == 1 else None
+        towards = _TOWARDS[owner.text(required(part, "operator"))] * sign
+        if step is None or (step * towards < 0 if towards else abs(step) != 1):
+            continue
+        if made[0] != in_condition and made[0] not in _every_time(loop):
+            continue
+        return True
+    return False
+
+
+def _fixed(owner: Unit, loop: Node, bound: Node, changes: _Changes) -> bool:
+    """Whether a bound is names the loop does not set, literals and arithmetic on them (no memory, no call)."""
+    return all(n.type in ("identifier", "number_literal", "binary_expression", "unary_expression",
+                          "parenthesized_expression", "field_expression", "field_identifier", "sizeof_expression",
+                          "cast_expression", "type_descriptor", "primitive_type")
+               or n.child_count == 0 and not n.is_named for n in walk(bound)) \
+        and not any(n.type == "identifier" and changes.of(owner.text(n), loop) for n in walk(bound))
+
+
+def _step(owner: Unit, change: Node) -> int | None:
+    """How much a change moves its variable: `++i` 1, `i -= 4` -4; None when it is not a constant step."""
+    if change.type == "update_expression":
+        return 1 if owner.text(required(change, "operator")) == "++" else -1
+    operator, value = change.child_by_field_name("operator"), change.child_by_field_name("right")
+    if change.type != "assignment_expression" or operator is None or value is None or \
+            owner.text(operator) not in ("+=", "-=") or not re.fullmatch(r"[1-9]\d*[uUlL]*", owner.text(value)):
+        return None
+    return int(owner.text(value).rstrip("uUlL")) * (1 if owner.text(operator) == "+=" else -1)
+
+
+def _every_time(loop: Node) -> list[Node]:
+    """The expressions a loop evaluates every time round, whatever else it does: its `for` update, and the
+    statements at the top of its body before the first that is not an expression (an `if`, a loop, a
+    declaration: a `continue` may come with it), each with the operands of its commas."""
+    found: list[Node] = []
+    update, body = loop.child_by_field_name("update"), loop.child_by_field_name("body")
+    statements = [] if body is None else [body] if body.type == "expression_statement" else \
+        body.named_children if body.type == "compound_statement" else []
+    pending = [update] if update is not None else []
+    for statement in statements:
+        if statement.type == "comment":
+            continue
+        if statement.type != "expression_statement" or statement.named_child_count != 1:
+            break
+        pending.append(statement.named_children[0])
+    while pending:
+        node = _bare(pending.pop())
+        found.append(node)
+        if node.type == "comma_expression":
+            pending += [required(node, "left"), required(node, "right")]
+    return found
 
 
 def _ways_out(owner: Unit, loop: Node) -> Iterator[Node]:
-    """What decides whether the loop ends: its condition, and the condition of each `if` around a `continue` of
-    this loop (which skips what the loop does after it, its progress too); without a condition (or `true`, `1`),
-    also that of each `if` around a statement that leaves it (a `break` of this loop, a `return` of this
-    function, a `goto`). One walk down, each node holding the `if` conditions above it (Node.parent walks down
-    from the root)."""
+    """What decides whether the loop ends: its condition, and the condition of each `if` or `switch` around a
+    `continue` of this loop (which skips what the loop does after it, its progress too); without a condition (or
+    `true`, `1`), also that of each one around a statement that leaves it (a `break` of this loop, a `return` of
+    this function, a `goto`). One walk down, each node holding the conditions above it (Node.parent walks down
+    from the root), into inner loops only when a `return` or `goto` there could leave this one."""
     condition = loop.child_by_field_name("condition")
     bounded = condition is not None and not _always(owner, condition)
     if condition is not None and bounded:
         yield condition
     body = loop.child_by_field_name("body")
-    # a node, the if conditions around it, whether a `break` there leaves something inner, and a `continue`
+    # a node, the conditions around it, whether a `break` there leaves something inner, and a `continue`
     stack: list[tuple[Node, _Around, bool, bool]] = [(body, None, False, False)] if body is not None else []
     yielded: set[Node] = set()
     while stack:
         node, conditions, inner_break, inner_continue = stack.pop()
         if node.type == "continue_statement" and not inner_continue or not bounded and (
-                node.type in ("return_statement", "goto_statement") or node.type == "break_statement" and not inner_break):
+                node.type in ("return_statement", "goto_statement") or
+                node.type == "break_statement" and not inner_break):
             while conditions is not None and conditions[0] not in yielded:   # (the outer ones: yielded with it)
                 yielded.add(conditions[0])
                 yield conditions[0]
                 conditions = conditions[1]
             continue
-        if node.type == "lambda_expression":
-            continue   # its returns leave the lambda
+        if node.type == "lambda_expression" or bounded and node.type in (*_LOOPS, "for_range_loop"):
+            continue   # a lambda's returns leave the lambda; an inner loop's continues, the inner loop
         inner_continue = inner_continue or node.type in (*_LOOPS, "for_range_loop")
         inner_break = inner_break or inner_continue or node.type == "switch_statement"
-        test = node.child_by_field_name("condition") if node.type == "if_statement" else None
+        test = node.child_by_field_name("condition") if node.type in ("if_statement", "switch_statement") else None
         stack.extend((child, (test, conditions) if test is not None and child != test else conditions, inner_break,
                       inner_continue) for child in node.children)
 
 
 def _always(owner: Unit, condition: Node) -> bool:
     """Whether a loop's condition is a constant other than zero (`while (true)`, `do ... while (1)`)."""
-    while condition.type in ("condition_clause", "parenthesized_expression") and condition.named_child_count == 1:
-        condition = condition.named_children[0]
+    condition = _bare(condition)
     return condition.type == "true" or condition.type == "number_literal" and not _ZERO.fullmatch(owner.text(condition))
 
 
-def _assignments(owner: Unit, function_node: Node) -> dict[Node, dict[str, list[Node]]]:
-    """For each loop of a function, what it sets each variable from (`v = ...`, `int v = ...`, `++v`) and the conditions
-    of the `if`s in it that it sets it under (`if (atomicAdd(x, 0) > 0) done = true;`), by name: one walk, each
-    node holding the loops and `if` conditions around it as a linked list."""
-    found: dict[Node, dict[str, list[Node]]] = {}
+@dataclass(frozen=True)
+class _Change:
+    """A change a function makes to a variable (`v = ...`, `int v = ...`, `++v`, `&v`), or one of its labels."""
+
+    node: Node
+    around: _Around   # the loops and the conditions around it
+
+    def deciding(self, loop: Node) -> Iterator[Node]:
+        """What decides, within `loop`, whether the change runs: the conditions of the `if`s and `switch`es
+        around it, the operands before it of `&&`, `||` and `?:`."""
+        around = self.around
+        while around is not None and around[0] != loop:
+            if around[0].type not in _LOOPS:
+                yield around[0]
+            around = around[1]
+
+
+class _Changes:
+    """A function's changes to its variables by name, and its labels (under _LABEL), in source order: those
+    a loop makes are found by where they are (a nest of loops shares one list, not one per loop)."""
+
+    def __init__(self, by_name: dict[str, list[_Change]]):
+        self._by_name = {name: sorted(found, key=lambda c: c.node.start_byte) for name, found in by_name.items()}
+        self._starts = {name: [c.node.start_byte for c in found] for name, found in self._by_name.items()}
+
+    def of(self, name: str, loop: Node) -> list[_Change]:
+        """The changes to `name` in `loop`."""
+        starts = self._starts.get(name, [])
+        return self._by_name[name][bisect_left(starts, loop.start_byte):bisect_left(starts, loop.end_byte)] \
+            if starts else []
+
+
+def _changes(owner: Unit, function_node: Node) -> _Changes:
+    """The changes a function makes to its variables (`if (atomicAdd(x, 0) > 0) done = true;`,
+    `ready(p) && ++i;`), each with the loops and conditions around it: one walk, each node holding them as a
+    linked list."""
+    found: dict[str, list[_Change]] = {}
     stack: list[tuple[Node, _Around]] = [(function_node, None)]
     while stack:
         node, around = stack.pop()
-        left, right = (node.child_by_field_name("left"), node.child_by_field_name("right")) \
-            if node.type == "assignment_expression" else (node.child_by_field_name("declarator"),
-                                                          node.child_by_field_name("value")) \
-            if node.type == "init_declarator" else (node.child_by_field_name("argument"), node) \
-            if node.type == "update_expression" else (None, None)   # (`++i` sets i from i)
-        if left is not None and right is not None and left.type == "identifier":
-            values, outer = [right], around
-            while outer is not None:
-                if outer[0].type in _LOOPS:
-                    found.setdefault(outer[0], {}).setdefault(owner.text(left), []).extend(values)
-                else:
-                    values.append(outer[0])   # the condition of an if around it
-                outer = outer[1]
-        condition = node.child_by_field_name("condition") if node.type == "if_statement" else None
+        changed = node.child_by_field_name("left") if node.type == "assignment_expression" else \
+            node.child_by_field_name("declarator") if node.type == "init_declarator" and \
+            node.child_by_field_name("value") is not None else \
+            node.child_by_field_name("argument") if node.type == "update_expression" or _address_of(owner, node) else \
+            None
+        if node.type == "labeled_statement":
+            found.setdefault(_LABEL, []).append(_Change(node, around))   # a goto may loop back to it
+        elif changed is not None and changed.type == "identifier":
+            found.setdefault(owner.text(changed), []).append(_Change(node, around))
         inner: _Around = (node, around) if node.type in _LOOPS else around
+        decided = _deciding(node)
         for child in node.children:
-            stack.append((child, (condition, inner) if condition is not None and child != condition else inner))
-    return found
+            stack.append((child, (decided, inner) if decided is not None and child != decided and (
+                node.type != "binary_expression" or child == node.child_by_field_name("right")) else inner))
+    return _Changes(found)
+
+
+def _address_of(owner: Unit, node: Node) -> bool:
+    """Whether `node` takes a variable's address (`&i`): what is done through it counts as a change."""
+    return node.type == "pointer_expression" and owner.text(required(node, "operator")) == "&" and \
+        required(node, "argument").type == "identifier"
+
+
+def _deciding(node: Node) -> Node | None:
+    """What decides whether the other parts of `node` run: the condition of an `if`, `switch` or `?:`, the left
+    operand of `&&` or `||`."""
+    if node.type in ("if_statement", "switch_statement", "conditional_expression"):
+        return node.child_by_field_name("condition")
+    if node.type == "binary_expression" and required(node, "operator").type in ("&&", "||"):
+        return node.child_by_field_name("left")
+    return None
 
 
 def _read(unit: Unit, owner: Unit, function_node: Node, node: Node, macros: dict[str, frozenset[str]]) \
