@@ -291,8 +291,9 @@ EXPLANATIONS: dict[str, str] = {
         parent; aggregation keeps every thread of the child and still applies. An atomic that changes memory
         is no wait (taking work with atomicAdd(&next, 1), a CAS update loop, a lock taken with atomicCAS or
         atomicExch alone, released before the next thread runs), nor a loop a bound ends anyway (for i < n,
-        leaving early when a flag is set; i < n && !*found, with i stepped every time round). Types behind a typedef or using count as what they stand
-        for; not seen: an alias of an alias, a macro that is a whole loop.""",
+        leaving early when a flag is set; i < n && !*found, when the loop steps i towards n every time round
+        and nowhere else). Types behind a typedef or using count as what they stand for; not seen: an alias
+        of an alias, a macro that is a whole loop, a loop made of a goto.""",
     "PDCC518": """\
         pdcc's copies of the child's body take threadIdx, blockIdx, blockDim and gridDim as parameters (the
         outlined `child__pdcc_thread`), so that the serial path, a coarsened block or an aggregated block can

@@ -1,23 +1,24 @@
 """Does a function wait for another thread? (for the serial check, serial.py)
 
 A loop waits when nothing but memory other threads write lets it end: its condition reads such memory, or an
-`if` around a `continue` of it does (the rest of the iteration, its progress, waits on it), or it has no
-condition (`for (;;)`, `while (true)`) and an `if` in it that leaves it (`break`, `return`, `goto`) does; directly,
-through a variable the loop sets from such a read (or under an `if` on one: `if (atomicAdd(x, 0)) ++i;`), or
-through a device function it calls. Such a read is a load through a `volatile` pointer or reference (a parameter, a local, a cast
-`*(volatile int*)p`, a macro for one) or of a `volatile` global or member, an atomic that only reads
-(`atomicAdd(p, 0)`, `atomicOr(p, 0u)`, `atomicAnd(p, ~0)`, `atomicCAS(p, v, v)`), an atomic load function
-(`__atomic_load_n`, `cuda::std::atomic_load`, `__nv_atomic_load_n`, `__ldcv`, `__ldcg`), or the use of an object whose
-type names `atomic` (`cuda::atomic_ref<int>(*p).load()`, `*flag` of a `cuda::atomic<int>* flag`, a member
-`q->ready.load()`); types behind a `typedef` or `using` count as what they stand for. pdcc's
-serial version runs a child's threads one after another in one thread: a thread that waits for a later one
-waits forever.
+`if` or `switch` around a `continue` of it does (the rest of the iteration, its progress, waits on it), or it has
+no condition (`for (;;)`, `while (true)`) and an `if` in it that leaves it (`break`, `return`, `goto`) does;
+directly, through a variable the loop sets from such a read or under a condition on one (`if (atomicAdd(x, 0))
+++i;`, `ready(p) && ++i;`), or through a device function it calls. Such a read is a load through a `volatile`
+pointer or reference (a parameter, a local, a cast `*(volatile int*)p`, a macro for one) or of a `volatile` global
+or member, an atomic that only reads (`atomicAdd(p, 0)`, `atomicOr(p, 0u)`, `atomicAnd(p, ~0)`,
+`atomicCAS(p, v, v)`), an atomic load function (`__atomic_load_n`, `cuda::std::atomic_load`, `__nv_atomic_load_n`,
+`__ldcv`, `__ldcg`), or the use of an object whose type names `atomic` (`cuda::atomic_ref<int>(*p).load()`,
+`*flag` of a `cuda::atomic<int>* flag`, a member `q->ready.load()`); types behind a `typedef` or `using` count as
+what they stand for. pdcc's serial version runs a child's threads one after another in one thread: a thread that
+waits for a later one waits forever.
 
 No wait: an atomic that changes memory (taking work, `i = atomicAdd(&next, 1)`; a CAS update loop; a lock taken
 with `atomicCAS`/`atomicExch` alone, released by its thread before the next runs), a shared read in a loop that
-a bound ends anyway (`for (i = 0; i < n; ++i) if (*found) return;`), also one beside the read in the condition
-(`i < n && !*found`) when the loop steps its variable every time round (`_stepped`). Not seen: a macro that is itself a whole
-loop, an alias of an alias.
+a bound ends anyway: one the condition reads without such a read (`for (i = 0; i < n; ++i) if (*found) return;`),
+also beside one (`i < n && !*found`) when the loop steps the counter towards the bound every time round and
+nowhere else (`_ends_by_itself`). Not seen: a macro that is itself a whole loop, an alias of an alias, a loop
+made of a `goto`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pragmadp.cuda.frontend import (Function, Node, Unit, called_name, declared_
                                     unwrapped_declarator, walk)
 
 Read = tuple[Unit, Node]   # a read of memory other threads write, and the unit it is written in
-_Around = tuple[Node, "_Around"] | None   # loops and if conditions around a node, innermost first: a linked list
+_Around = tuple[Node, "_Around"] | None   # loops and conditions around a node, innermost first: a linked list
 
 _LOOPS = ("while_statement", "do_statement", "for_statement")
 _LOAD_FUNCTIONS = {"__atomic_load_n", "__atomic_load", "__nv_atomic_load_n", "__nv_atomic_load", "atomic_load",
@@ -224,8 +225,8 @@ def _ways_out(owner: Unit, loop: Node) -> Iterator[Node]:
     from the root), into inner loops only when a `return` or `goto` there could leave this one."""
     condition = loop.child_by_field_name("condition")
     bounded = condition is not None and not _always(owner, condition)
-    if condition is not None and bounded:
-        yield condition
+    if bounded:
+        yield required(loop, "condition")
     body = loop.child_by_field_name("body")
     # a node, the conditions around it, whether a `break` there leaves something inner, and a `continue`
     stack: list[tuple[Node, _Around, bool, bool]] = [(body, None, False, False)] if body is not None else []
