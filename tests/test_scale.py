@@ -80,10 +80,11 @@ def test_finding_a_wait_is_linear_in_an_else_if_chain_that_breaks():
     assert large < 12 * small, f"50 arms: {small} calls, 400 arms: {large} calls"
 
 
-def test_finding_a_wait_is_linear_in_nested_loops_that_join_a_bound_and_a_flag():
-    """Whether a bound ends a loop once walked the whole loop (each loop of a nest: quadratic)."""
+def test_finding_a_wait_is_linear_in_nested_loops():
+    """A loop's continues are looked for in its body, not in its inner loops (whose continues are theirs): each
+    loop of a nest walked whole was quadratic."""
     def calls(depth: int) -> int:
-        loops = "".join(f"for (int i{k} = 0; i{k} < n && !*(volatile int*)x; ++i{k}) {{ " for k in range(depth))
+        loops = "".join(f"while (x[{k}] > n) {{ x[{k}]--; if (x[{k}] == 3) continue; " for k in range(depth))
         text = f"__global__ void child(int* x, int n) {{ {loops}{'}' * depth} }}\n" \
             "__global__ void parent(int* x, int n) {\n#pragma dp threshold(16)\n  child<<<1, 32>>>(x, n);\n}\n"
         return _counted_transform(text)[0]

@@ -1,24 +1,23 @@
 """Does a function wait for another thread? (for the serial check, serial.py)
 
-A loop waits when nothing but memory other threads write lets it end: its condition reads such memory, or an
-`if` or `switch` around a `continue` of it does (the rest of the iteration, its progress, waits on it), or it has
-no condition (`for (;;)`, `while (true)`) and an `if` in it that leaves it (`break`, `return`, `goto`) does;
-directly, through a variable the loop sets from such a read or under a condition on one (`if (atomicAdd(x, 0))
-++i;`, `ready(p) && ++i;`), or through a device function it calls. Such a read is a load through a `volatile`
-pointer or reference (a parameter, a local, a cast `*(volatile int*)p`, a macro for one) or of a `volatile` global
-or member, an atomic that only reads (`atomicAdd(p, 0)`, `atomicOr(p, 0u)`, `atomicAnd(p, ~0)`,
-`atomicCAS(p, v, v)`), an atomic load function (`__atomic_load_n`, `cuda::std::atomic_load`, `__nv_atomic_load_n`,
-`__ldcv`, `__ldcg`), or the use of an object whose type names `atomic` (`cuda::atomic_ref<int>(*p).load()`,
-`*flag` of a `cuda::atomic<int>* flag`, a member `q->ready.load()`); types behind a `typedef` or `using` count as
-what they stand for. pdcc's serial version runs a child's threads one after another in one thread: a thread that
-waits for a later one waits forever.
+A loop waits when nothing but memory other threads write lets it end: its condition reads such memory, or an `if` or
+`switch` around a `continue` of it does (the rest of the iteration, its progress, waits on it; not a `for`'s
+update), or it has no condition (`for (;;)`, `while (true)`) and an `if` in it that leaves it (`break`, `return`,
+`goto`) does; directly, through a variable the loop sets from such a read, under a condition on one (`if
+(atomicAdd(x, 0)) ++i;`, `ready(p) && ++i;`) or in an inner loop such a read ends (`for (k = 0; k < n; ++k) if
+(*flag) break;`), or through a device function it calls. Such a read is a load through a `volatile` pointer or
+reference (a parameter, a local, a cast `*(volatile int*)p`, a macro for one) or of a `volatile` global or member,
+an atomic that only reads (`atomicAdd(p, 0)`, `atomicOr(p, 0u)`, `atomicAnd(p, ~0)`, `atomicCAS(p, v, v)`), an
+atomic load function (`__atomic_load_n`, `cuda::std::atomic_load`, `__nv_atomic_load_n`, `__ldcv`, `__ldcg`), or the
+use of an object whose type names `atomic` (`cuda::atomic_ref<int>(*p).load()`, `*flag` of a `cuda::atomic<int>*
+flag`, a member `q->ready.load()`); types behind a `typedef` or `using` count as what they stand for. pdcc's serial
+version runs a child's threads one after another in one thread: a thread that waits for a later one waits forever.
 
-No wait: an atomic that changes memory (taking work, `i = atomicAdd(&next, 1)`; a CAS update loop; a lock taken
-with `atomicCAS`/`atomicExch` alone, released by its thread before the next runs), a shared read in a loop that
-a bound ends anyway: one the condition reads without such a read (`for (i = 0; i < n; ++i) if (*found) return;`),
-also beside one (`i < n && !*found`) when the loop steps the counter towards the bound every time round and
-nowhere else (`_ends_by_itself`). Not seen: a macro that is itself a whole loop, an alias of an alias, a loop
-made of a `goto`.
+No wait: an atomic that changes memory (taking work, `i = atomicAdd(&next, 1)`; a CAS update loop; a lock taken with
+`atomicCAS`/`atomicExch` alone, released by its thread before the next runs), a shared read in a loop that a bound
+ends anyway (`for (i = 0; i < n; ++i) if (*found) return;`). On the safe side: a condition that joins a bound and
+such a read (`i < n && !*found`) is a wait. Not seen: a macro that is itself a whole loop, an alias of an alias, a
+loop made of a `goto`, a change through a reference or a pointer.
 """
 
 from __future__ import annotations
@@ -78,6 +77,7 @@ def _memo(unit: Unit, kind: str) -> dict:
 def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str, frozenset[str]]) \
         -> tuple[Node, Read] | None:
     changes = _changes(owner, function.node)
+    scanned: dict[Node, tuple[Read | None, frozenset[str]]] = {}
     for loop in walk(function.node):
         if loop.type not in _LOOPS:
             continue
@@ -89,137 +89,61 @@ def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str,
                 if read is None and node.type == "identifier":
                     name = owner.text(node)
                     if name not in carried:
-                        carried[name] = _carried(unit, owner, function.node, changes, loop, name, macros)
+                        carried[name] = _carried(unit, owner, function.node, changes, loop, name, macros, scanned)
                     read = carried[name]
                 if read is not None:
                     return read
             return None
 
         read = next((r for way_out in _ways_out(owner, loop) if (r := first_read(way_out)) is not None), None)
-        if read is not None and not any(first_read(part) is None and _ends_by_itself(owner, loop, part, changes)
-                                        for part in _conjuncts(owner, loop)):
+        if read is not None:
             return loop, read
     return None
 
 
 def _carried(unit: Unit, owner: Unit, function_node: Node, changes: _Changes, loop: Node, name: str,
-             macros: dict[str, frozenset[str]]) -> Read | None:
+             macros: dict[str, frozenset[str]], scanned: dict[Node, tuple[Read | None, frozenset[str]]]) \
+        -> Read | None:
     """The read of memory other threads write that a variable the loop sets carries: set from one directly, or
-    from a variable that carries one (`int f = atomicAdd(x, 0); if (f) ++i;`: i too). Everything the variable is
-    set from is searched (only that: a loop's question costs what its answer depends on)."""
-    seen, pending = {name}, [name]
+    from a variable that carries one (`int f = atomicAdd(x, 0); if (f) ++i;`: i too), or under what reads one.
+    Everything the variable is set from is searched, once; `scanned`: what the function's parts read and name,
+    kept for all its loops (a nest's inner loops are parts of each outer one's question)."""
+    seen, searched, pending = {name}, set(), [name]
+    deciding: dict[int, list[Node]] = {}   # by the conditions around changes (siblings share them)
     while pending:
         for change in changes.of(pending.pop(), loop):
-            for node in (n for part in (change.node, *change.deciding(loop)) for n in walk(part)):
-                if (read := _read(unit, owner, function_node, node, macros)) is not None:
+            if id(change.around) not in deciding:
+                deciding[id(change.around)] = change.deciding(loop)
+            for part in (change.node, *deciding[id(change.around)]):
+                if part in searched:
+                    continue
+                searched.add(part)
+                if part not in scanned:
+                    scanned[part] = _scan(unit, owner, function_node, part, macros)
+                read, names = scanned[part]
+                if read is not None:
                     return read
-                if node.type == "identifier" and (source := owner.text(node)) not in seen:
-                    seen.add(source)
-                    pending.append(source)
+                pending.extend(names - seen)
+                seen |= names
     return None
 
 
-def _bare(node: Node) -> Node:
-    """An expression without the parentheses around it (or a condition's clause)."""
-    while node.type in ("condition_clause", "parenthesized_expression") and node.named_child_count == 1:
-        node = node.named_children[0]
-    return node
-
-
-def _conjuncts(owner: Unit, loop: Node) -> list[Node]:
-    """The parts of a loop's condition joined by `&&` (or the whole), any of which ends the loop."""
-    condition = loop.child_by_field_name("condition")
-    parts: list[Node] = []
-    pending = [condition] if condition is not None and not _always(owner, condition) else []
-    while pending:
-        node = _bare(pending.pop())
-        if node.type == "binary_expression" and required(node, "operator").type == "&&":
-            pending += [required(node, "right"), required(node, "left")]
-        else:
-            parts.append(node)
-    return parts
-
-
-_LABEL = "label:"   # not a name: under it, _changes keeps a function's labels
-_TOWARDS = {"<": 1, "<=": 1, ">": -1, ">=": -1, "!=": 0}   # the way a counter on the left must step (0: by one)
-
-
-def _ends_by_itself(owner: Unit, loop: Node, part: Node, changes: _Changes) -> bool:
-    """Whether a part of a loop's condition that reads no memory other threads write ends the loop by itself:
-    it compares a counter with a bound (`i < n`, `n > i`, `i++ < n`), the loop changes the counter in one place
-    only, by a step towards the bound (`++i`, `i += 2`) that every time round makes (in a `for`'s update, in the
-    condition, or in a statement at the top of the body, before anything a `continue` could skip), and changes
-    nothing the bound reads, takes no address of the counter (`&i` counts as a change) and has no label a `goto`
-    could loop back to."""
-    if part.type != "binary_expression" or owner.text(required(part, "operator")) not in _TOWARDS or \
-            changes.of(_LABEL, loop):
-        return False
-    initializer = loop.child_by_field_name("initializer")
-    for counter, bound, sign in ((required(part, "left"), required(part, "right"), 1),
-                                 (required(part, "right"), required(part, "left"), -1)):
-        counter = _bare(counter)
-        in_condition = counter if counter.type == "update_expression" else None
-        counter = required(counter, "argument") if in_condition is not None else counter
-        if counter.type != "identifier" or not _fixed(owner, loop, bound, changes):
-            continue
-        made = [c.node for c in changes.of(owner.text(counter), loop)
-                if initializer is None or not initializer.start_byte <= c.node.start_byte < initializer.end_byte]
-        step = _step(owner, made[0]) if len(made) == 1 else None
-        towards = _TOWARDS[owner.text(required(part, "operator"))] * sign
-        if step is None or (step * towards < 0 if towards else abs(step) != 1):
-            continue
-        if made[0] != in_condition and made[0] not in _every_time(loop):
-            continue
-        return True
-    return False
-
-
-def _fixed(owner: Unit, loop: Node, bound: Node, changes: _Changes) -> bool:
-    """Whether a bound is names the loop does not set, literals and arithmetic on them (no memory, no call)."""
-    return all(n.type in ("identifier", "number_literal", "binary_expression", "unary_expression",
-                          "parenthesized_expression", "field_expression", "field_identifier", "sizeof_expression",
-                          "cast_expression", "type_descriptor", "primitive_type")
-               or n.child_count == 0 and not n.is_named for n in walk(bound)) \
-        and not any(n.type == "identifier" and changes.of(owner.text(n), loop) for n in walk(bound))
-
-
-def _step(owner: Unit, change: Node) -> int | None:
-    """How much a change moves its variable: `++i` 1, `i -= 4` -4; None when it is not a constant step."""
-    if change.type == "update_expression":
-        return 1 if owner.text(required(change, "operator")) == "++" else -1
-    operator, value = change.child_by_field_name("operator"), change.child_by_field_name("right")
-    if change.type != "assignment_expression" or operator is None or value is None or \
-            owner.text(operator) not in ("+=", "-=") or not re.fullmatch(r"[1-9]\d*[uUlL]*", owner.text(value)):
-        return None
-    return int(owner.text(value).rstrip("uUlL")) * (1 if owner.text(operator) == "+=" else -1)
-
-
-def _every_time(loop: Node) -> list[Node]:
-    """The expressions a loop evaluates every time round, whatever else it does: its `for` update, and the
-    statements at the top of its body before the first that is not an expression (an `if`, a loop, a
-    declaration: a `continue` may come with it), each with the operands of its commas."""
-    found: list[Node] = []
-    update, body = loop.child_by_field_name("update"), loop.child_by_field_name("body")
-    statements = [] if body is None else [body] if body.type == "expression_statement" else \
-        body.named_children if body.type == "compound_statement" else []
-    pending = [update] if update is not None else []
-    for statement in statements:
-        if statement.type == "comment":
-            continue
-        if statement.type != "expression_statement" or statement.named_child_count != 1:
-            break
-        pending.append(statement.named_children[0])
-    while pending:
-        node = _bare(pending.pop())
-        found.append(node)
-        if node.type == "comma_expression":
-            pending += [required(node, "left"), required(node, "right")]
-    return found
+def _scan(unit: Unit, owner: Unit, function_node: Node, part: Node, macros: dict[str, frozenset[str]]) \
+        -> tuple[Read | None, frozenset[str]]:
+    """The first read of memory other threads write in a part of a function, and the names it uses."""
+    names = set()
+    for node in walk(part):
+        if (read := _read(unit, owner, function_node, node, macros)) is not None:
+            return read, frozenset()
+        if node.type == "identifier":
+            names.add(owner.text(node))
+    return None, frozenset(names)
 
 
 def _ways_out(owner: Unit, loop: Node) -> Iterator[Node]:
     """What decides whether the loop ends: its condition, and the condition of each `if` or `switch` around a
-    `continue` of this loop (which skips what the loop does after it, its progress too); without a condition (or
+    `continue` of this loop (which skips what the loop does after it, its progress too, unless a `for` makes
+    that progress in its update); without a condition (or
     `true`, `1`), also that of each one around a statement that leaves it (a `break` of this loop, a `return` of
     this function, a `goto`). One walk down, each node holding the conditions above it (Node.parent walks down
     from the root), into inner loops only when a `return` or `goto` there could leave this one."""
@@ -227,13 +151,14 @@ def _ways_out(owner: Unit, loop: Node) -> Iterator[Node]:
     bounded = condition is not None and not _always(owner, condition)
     if bounded:
         yield required(loop, "condition")
+    stepped = loop.child_by_field_name("update") is not None   # a `continue` runs it all the same
     body = loop.child_by_field_name("body")
     # a node, the conditions around it, whether a `break` there leaves something inner, and a `continue`
     stack: list[tuple[Node, _Around, bool, bool]] = [(body, None, False, False)] if body is not None else []
     yielded: set[Node] = set()
     while stack:
         node, conditions, inner_break, inner_continue = stack.pop()
-        if node.type == "continue_statement" and not inner_continue or not bounded and (
+        if (node.type == "continue_statement" and not inner_continue and not stepped) or not bounded and (
                 node.type in ("return_statement", "goto_statement") or
                 node.type == "break_statement" and not inner_break):
             while conditions is not None and conditions[0] not in yielded:   # (the outer ones: yielded with it)
@@ -252,30 +177,34 @@ def _ways_out(owner: Unit, loop: Node) -> Iterator[Node]:
 
 def _always(owner: Unit, condition: Node) -> bool:
     """Whether a loop's condition is a constant other than zero (`while (true)`, `do ... while (1)`)."""
-    condition = _bare(condition)
+    while condition.type in ("condition_clause", "parenthesized_expression") and condition.named_child_count == 1:
+        condition = condition.named_children[0]
     return condition.type == "true" or condition.type == "number_literal" and not _ZERO.fullmatch(owner.text(condition))
 
 
 @dataclass(frozen=True)
 class _Change:
-    """A change a function makes to a variable (`v = ...`, `int v = ...`, `++v`, `&v`), or one of its labels."""
+    """A change a function makes to a variable: `v = ...`, `int v = ...`, `++v`."""
 
     node: Node
     around: _Around   # the loops and the conditions around it
 
-    def deciding(self, loop: Node) -> Iterator[Node]:
-        """What decides, within `loop`, whether the change runs: the conditions of the `if`s and `switch`es
-        around it, the operands before it of `&&`, `||` and `?:`."""
+    def deciding(self, loop: Node) -> list[Node]:
+        """What decides, within `loop`, whether the change runs and with what: the conditions of the `if`s and
+        `switch`es around it, the operands before it of `&&`, `||` and `?:`, and the inner loops around it whole
+        (whatever ends an inner loop decides how often it runs, and what its counter holds after it:
+        `for (k = 0; k < n; ++k) if (*flag) break;`), as the outermost of them and what is around that."""
+        found: list[Node] = []
         around = self.around
         while around is not None and around[0] != loop:
-            if around[0].type not in _LOOPS:
-                yield around[0]
+            found = [around[0]] if around[0].type in _LOOPS else [*found, around[0]]
             around = around[1]
+        return found
 
 
 class _Changes:
-    """A function's changes to its variables by name, and its labels (under _LABEL), in source order: those
-    a loop makes are found by where they are (a nest of loops shares one list, not one per loop)."""
+    """A function's changes to its variables by name, in source order: those a loop makes are found by where
+    they are (a nest of loops shares one list, not one per loop)."""
 
     def __init__(self, by_name: dict[str, list[_Change]]):
         self._by_name = {name: sorted(found, key=lambda c: c.node.start_byte) for name, found in by_name.items()}
@@ -296,14 +225,15 @@ def _changes(owner: Unit, function_node: Node) -> _Changes:
     stack: list[tuple[Node, _Around]] = [(function_node, None)]
     while stack:
         node, around = stack.pop()
-        changed = node.child_by_field_name("left") if node.type == "assignment_expression" else \
-            node.child_by_field_name("declarator") if node.type == "init_declarator" and \
-            node.child_by_field_name("value") is not None else \
-            node.child_by_field_name("argument") if node.type == "update_expression" or _address_of(owner, node) else \
-            None
-        if node.type == "labeled_statement":
-            found.setdefault(_LABEL, []).append(_Change(node, around))   # a goto may loop back to it
-        elif changed is not None and changed.type == "identifier":
+        if node.type == "assignment_expression":
+            changed = node.child_by_field_name("left")
+        elif node.type == "init_declarator" and node.child_by_field_name("value") is not None:
+            changed = node.child_by_field_name("declarator")
+        elif node.type == "update_expression":
+            changed = node.child_by_field_name("argument")
+        else:
+            changed = None
+        if changed is not None and changed.type == "identifier":
             found.setdefault(owner.text(changed), []).append(_Change(node, around))
         inner: _Around = (node, around) if node.type in _LOOPS else around
         decided = _deciding(node)
@@ -311,12 +241,6 @@ def _changes(owner: Unit, function_node: Node) -> _Changes:
             stack.append((child, (decided, inner) if decided is not None and child != decided and (
                 node.type != "binary_expression" or child == node.child_by_field_name("right")) else inner))
     return _Changes(found)
-
-
-def _address_of(owner: Unit, node: Node) -> bool:
-    """Whether `node` takes a variable's address (`&i`): what is done through it counts as a change."""
-    return node.type == "pointer_expression" and owner.text(required(node, "operator")) == "&" and \
-        required(node, "argument").type == "identifier"
 
 
 def _deciding(node: Node) -> Node | None:
@@ -408,7 +332,8 @@ def _reads(unit: Unit, owner: Unit, function_node: Node, node: Node, macros: dic
 
 def _loads(owner: Unit, atomic: Node) -> bool:
     """Whether a use of an atomic object reads it and nothing more: `flag.load()`, `flag->wait(0)`, `*flag`,
-    `q->flag` or `flag` converted to its value, not `next.fetch_add(1)`, `next++` or `next = 0`."""
+    `flag.test()` (an atomic_flag), `q->flag` or `flag` converted to its value, not `next.fetch_add(1)`, `next++`
+    or `next = 0`."""
     parent = atomic.parent
     if parent is not None and parent.type in _DECLARING:
         return False   # the name declared, not a use
@@ -418,7 +343,7 @@ def _loads(owner: Unit, atomic: Node) -> bool:
         parent = parent.parent
     if parent is not None and parent.type == "field_expression":
         field = parent.child_by_field_name("field")
-        return field is not None and owner.text(field) in ("load", "wait")
+        return field is not None and owner.text(field) in ("load", "wait", "test")
     return parent is None or parent.type not in ("update_expression", "assignment_expression")
 
 
