@@ -112,6 +112,17 @@ def test_a_sleeping_child_keeps_no_serial_version_but_is_coarsened_and_aggregate
          "done = k < 100; }", "atomicAdd(x, 0)"),
     ("", "volatile int* found = x; for (int i = 0; i < n && !*found; ++i) x[i + 1] = i;", "found"),
     ("", "const cuda::atomic_flag* f = (const cuda::atomic_flag*)x; while (!f->test()) {}", "f"),
+    # a third review's: a member, an element or a parenthesised counter stepped under a read; a condition the loop
+    # cannot change (it ends by its break); plain loads in a loop that fences memory; a for's update that steps
+    # nothing its condition reads
+    ("struct S { int i; };", "S s{0}; while (s.i < n) { if (*(volatile int*)x) s.i++; }", "(volatile int*)x"),
+    ("", "int c[2] = {0, 0}; while (c[0] < n) { if (atomicAdd(x, 0)) c[0]++; }", "atomicAdd(x, 0)"),
+    ("", "int i = 0; while (i < n) { if (atomicAdd(x, 0)) (i)++; }", "atomicAdd(x, 0)"),
+    ("", "int i = 0; while (i < n) { if (*(volatile int*)x) break; }", "(volatile int*)x"),
+    ("", "while (x[0] == 0) __threadfence();", "x[0]"),
+    ("", "int v; do { v = x[1]; __threadfence_system(); } while (v == 0);", "x[1]"),
+    ("", "for (int done = 0, tries = 0; done < n; ++tries) { if (!atomicAdd(x, 0)) continue; ++done; }",
+     "atomicAdd(x, 0)"),
 ])
 def test_a_child_that_waits_for_another_thread_is_not_serialised_or_coarsened(before, body, read):
     """Run one thread after another, a thread that waits for a later one waits forever (PDCC526); its blocks
@@ -163,6 +174,12 @@ def test_a_waiting_child_aggregated_compiles(tmp_path):
     ("", "int i = 0; while (i < n) { for (int k = 0; k < 4; ++k) { if (atomicAdd(x, 0) == 0) continue; x[k]++; } "
          "++i; }"),
     ("", "int i = 0; while (i < n) { for (auto v : {1, 2}) { if (atomicAdd(x, 0) == v) continue; x[v]++; } ++i; }"),
+    # a loop that runs once; a bounded loop that fences; a list walked by a pointer whose members it sets
+    ("", "do { if (atomicAdd(x, 0)) break; x[1] = 1; } while (0);"),
+    ("", "for (int i = 0; i < n; ++i) { x[i + 1] = i; __threadfence(); }"),
+    ("", "int v = n; while (v > 0) { int p = x[v]; atomicAdd(&x[p], 1); __threadfence(); v = p; }"),   # ordering
+    ("struct Item { int flag, value; Item* next; };", "for (Item* p = (Item*)x; p != nullptr; p = p->next) "
+     "{ if (atomicAdd(&p->flag, 0)) p->value = n; }"),
     ("__device__ int next_item(int* q) { cuda::atomic_ref<int, cuda::thread_scope_device> r(*q); "
      "return r.fetch_add(1); }", "int i; while ((i = next_item(x)) < n) x[i + 1] = i;"),    # a declared name
 ])

@@ -1,30 +1,34 @@
 """Does a function wait for another thread? (for the serial check, serial.py)
 
 A loop waits when nothing but memory other threads write lets it end: its condition reads such memory, or an `if` or
-`switch` around a `continue` of it does (the rest of the iteration, its progress, waits on it; not a `for`'s
-update), or it has no condition (`for (;;)`, `while (true)`) and an `if` in it that leaves it (`break`, `return`,
-`goto`) does; directly, through a variable the loop sets from such a read, under a condition on one (`if
-(atomicAdd(x, 0)) ++i;`, `ready(p) && ++i;`) or in an inner loop such a read ends (`for (k = 0; k < n; ++k) if
-(*flag) break;`), or through a device function it calls. Such a read is a load through a `volatile` pointer or
-reference (a parameter, a local, a cast `*(volatile int*)p`, a macro for one) or of a `volatile` global or member,
-an atomic that only reads (`atomicAdd(p, 0)`, `atomicOr(p, 0u)`, `atomicAnd(p, ~0)`, `atomicCAS(p, v, v)`), an
-atomic load function (`__atomic_load_n`, `cuda::std::atomic_load`, `__nv_atomic_load_n`, `__ldcv`, `__ldcg`), or the
-use of an object whose type names `atomic` (`cuda::atomic_ref<int>(*p).load()`, `*flag` of a `cuda::atomic<int>*
-flag`, a member `q->ready.load()`); types behind a `typedef` or `using` count as what they stand for. pdcc's serial
-version runs a child's threads one after another in one thread: a thread that waits for a later one waits forever.
+`switch` around a `continue` of it does (the rest of the iteration, its progress, waits on it; not when a `for`'s
+update makes that progress), or it has no condition that can change (`for (;;)`, `while (true)`, `while (i < n)`
+with neither changed in it) and an `if` in it that leaves it (`break`, `return`, `goto`) does; directly, through a
+variable, member or element the loop sets from such a read, under a condition on one (`if (atomicAdd(x, 0)) ++i;`,
+`ready(p) && s.i++;`) or in an inner loop such a read ends (`for (k = 0; k < n; ++k) if (*flag) break;`), or through
+a device function it calls. Such a read is a load through a `volatile` pointer or reference (a parameter, a local, a
+cast `*(volatile int*)p`, a macro for one) or of a `volatile` global or member, an atomic that only reads
+(`atomicAdd(p, 0)`, `atomicOr(p, 0u)`, `atomicAnd(p, ~0)`, `atomicCAS(p, v, v)`), an atomic load function
+(`__atomic_load_n`, `cuda::std::atomic_load`, `__nv_atomic_load_n`, `__ldcv`, `__ldcg`), the use of an object whose
+type names `atomic` (`cuda::atomic_ref<int>(*p).load()`, `*flag` of a `cuda::atomic<int>* flag`, a member
+`q->ready.load()`, `flag.test()`), or, in a loop that fences memory (`__threadfence()`) and neither stores nor calls
+anything else, any load through a subscript, a pointer or `->`; types behind a `typedef` or `using` count as what
+they stand for. pdcc's serial version runs a child's threads one after another in one thread: a thread that waits
+for a later one waits forever.
 
 No wait: an atomic that changes memory (taking work, `i = atomicAdd(&next, 1)`; a CAS update loop; a lock taken with
 `atomicCAS`/`atomicExch` alone, released by its thread before the next runs), a shared read in a loop that a bound
-ends anyway (`for (i = 0; i < n; ++i) if (*found) return;`). On the safe side: a condition that joins a bound and
-such a read (`i < n && !*found`) is a wait. Not seen: a macro that is itself a whole loop, an alias of an alias, a
-loop made of a `goto`, a change through a reference or a pointer.
+ends anyway (`for (i = 0; i < n; ++i) if (*found) return;`), a loop that runs once (`do { ... } while (0)`). On the
+safe side: a condition that joins a bound and such a read (`i < n && !*found`) is a wait. Not seen: a macro that is
+itself a whole loop or changes a variable (`STEP(i)`), an alias of an alias, a loop made of a `goto`, a change
+through a reference, a pointer, or a function or lambda the loop calls.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from pragmadp.cuda import headers
@@ -40,6 +44,7 @@ _LOAD_FUNCTIONS = {"__atomic_load_n", "__atomic_load", "__nv_atomic_load_n", "__
 _ZERO = re.compile(r"\(?\s*(0+|0[xX]0+|0*\.0*|0+\.?0*[eE][+-]?\d+)[uUlLfF]*\s*\)?")
 _ALL_ONES = re.compile(r"\(?\s*(~\s*0+[uUlL]*|-\s*1|0[xX](f{8}|F{8}|f{16}|F{16})[uUlL]*)\s*\)?")
 _IDENTITY = {"atomicAdd": _ZERO, "atomicSub": _ZERO, "atomicOr": _ZERO, "atomicXor": _ZERO, "atomicAnd": _ALL_ONES}
+_FENCES = {"__threadfence", "__threadfence_block", "__threadfence_system", "atomic_thread_fence"}
 _SCOPES = ("", "_block", "_system")   # atomicAdd_block, atomicOr_system ...
 _DECLARING = ("init_declarator", "declaration", "parameter_declaration", "optional_parameter_declaration",
               "pointer_declarator", "reference_declarator", "field_declaration")
@@ -77,39 +82,57 @@ def _memo(unit: Unit, kind: str) -> dict:
 def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str, frozenset[str]]) \
         -> tuple[Node, Read] | None:
     changes = _changes(owner, function.node)
-    scanned: dict[Node, tuple[Read | None, frozenset[str]]] = {}
+    scanned: dict[tuple[Node, bool], _Scan] = {}   # kept for all the function's loops (see _carried)
     for loop in walk(function.node):
-        if loop.type not in _LOOPS:
-            continue
+        if loop.type not in _LOOPS or _constant(owner, loop.child_by_field_name("condition")) is False:
+            continue   # (`do { ... } while (0)` runs once)
+        fenced = changes.fenced(loop)
+
+        def scan(part: Node) -> _Scan:
+            if (part, fenced) not in scanned:
+                scanned[part, fenced] = _scan(unit, owner, function.node, part, macros, fenced)
+            return scanned[part, fenced]
+
         carried: dict[str, Read | None] = {}   # a variable, and the read it carries in this loop
-
-        def first_read(part: Node) -> Read | None:
-            for node in walk(part):
-                read = _read(unit, owner, function.node, node, macros)
-                if read is None and node.type == "identifier":
-                    name = owner.text(node)
-                    if name not in carried:
-                        carried[name] = _carried(unit, owner, function.node, changes, loop, name, macros, scanned)
-                    read = carried[name]
-                if read is not None:
-                    return read
-            return None
-
-        read = next((r for way_out in _ways_out(owner, loop) if (r := first_read(way_out)) is not None), None)
-        if read is not None:
-            return loop, read
+        for way_out in _ways_out(owner, loop, changes):
+            read, names = scan(way_out)
+            for name in names if read is None else ():
+                if name not in carried:
+                    carried[name] = _carried(changes, loop, name, scan)
+                read = read or carried[name]
+            if read is not None:
+                return loop, read
     return None
 
 
-def _carried(unit: Unit, owner: Unit, function_node: Node, changes: _Changes, loop: Node, name: str,
-             macros: dict[str, frozenset[str]], scanned: dict[Node, tuple[Read | None, frozenset[str]]]) \
-        -> Read | None:
+_Scan = tuple[Read | None, frozenset[str]]   # the first read of memory other threads write in a part, or the
+#                                              names it uses (see _changed_name)
+
+
+def _scan(unit: Unit, owner: Unit, function_node: Node, part: Node, macros: dict[str, frozenset[str]],
+          fenced: bool) -> _Scan:
+    """The first read of memory other threads write in a part of a function, or else the names it uses, its
+    variables and the members and elements it names (`s.i`, `c[0]`). `fenced`: in a loop that fences memory
+    (`while (x[0] == 0) __threadfence();`), where a plain load is read again each time round, a load through a
+    subscript, a pointer or `->` counts as one."""
+    names = set()
+    for node in walk(part):
+        if (read := _read(unit, owner, function_node, node, macros)) is not None:
+            return read, frozenset()
+        if fenced and _plain_load(owner, node):
+            return (owner, node), frozenset()
+        if (name := _changed_name(owner, node)) is not None:
+            names.add(name)
+    return None, frozenset(names)
+
+
+def _carried(changes: _Changes, loop: Node, name: str, scan: Callable[[Node], _Scan]) -> Read | None:
     """The read of memory other threads write that a variable the loop sets carries: set from one directly, or
     from a variable that carries one (`int f = atomicAdd(x, 0); if (f) ++i;`: i too), or under what reads one.
-    Everything the variable is set from is searched, once; `scanned`: what the function's parts read and name,
-    kept for all its loops (a nest's inner loops are parts of each outer one's question)."""
+    Everything the variable is set from is scanned, once (`scan`, whose answers serve every loop of the function:
+    a nest's inner loops are parts of each outer loop's question)."""
     seen, searched, pending = {name}, set(), [name]
-    deciding: dict[int, list[Node]] = {}   # by the conditions around changes (siblings share them)
+    deciding: dict[int, list[Node]] = {}   # by the id of the conditions around changes (siblings share them)
     while pending:
         for change in changes.of(pending.pop(), loop):
             if id(change.around) not in deciding:
@@ -118,9 +141,7 @@ def _carried(unit: Unit, owner: Unit, function_node: Node, changes: _Changes, lo
                 if part in searched:
                     continue
                 searched.add(part)
-                if part not in scanned:
-                    scanned[part] = _scan(unit, owner, function_node, part, macros)
-                read, names = scanned[part]
+                read, names = scan(part)
                 if read is not None:
                     return read
                 pending.extend(names - seen)
@@ -128,39 +149,29 @@ def _carried(unit: Unit, owner: Unit, function_node: Node, changes: _Changes, lo
     return None
 
 
-def _scan(unit: Unit, owner: Unit, function_node: Node, part: Node, macros: dict[str, frozenset[str]]) \
-        -> tuple[Read | None, frozenset[str]]:
-    """The first read of memory other threads write in a part of a function, and the names it uses."""
-    names = set()
-    for node in walk(part):
-        if (read := _read(unit, owner, function_node, node, macros)) is not None:
-            return read, frozenset()
-        if node.type == "identifier":
-            names.add(owner.text(node))
-    return None, frozenset(names)
-
-
-def _ways_out(owner: Unit, loop: Node) -> Iterator[Node]:
+def _ways_out(owner: Unit, loop: Node, changes: _Changes) -> Iterator[Node]:
     """What decides whether the loop ends: its condition, and the condition of each `if` or `switch` around a
-    `continue` of this loop (which skips what the loop does after it, its progress too, unless a `for` makes
-    that progress in its update); without a condition (or
-    `true`, `1`), also that of each one around a statement that leaves it (a `break` of this loop, a `return` of
-    this function, a `goto`). One walk down, each node holding the conditions above it (Node.parent walks down
-    from the root), into inner loops only when a `return` or `goto` there could leave this one."""
-    condition = loop.child_by_field_name("condition")
-    bounded = condition is not None and not _always(owner, condition)
-    if bounded:
-        yield required(loop, "condition")
-    stepped = loop.child_by_field_name("update") is not None   # a `continue` runs it all the same
+    `continue` of this loop (which skips what the loop does after it, its progress too, unless a `for`'s update
+    changes what its condition reads); without a condition that can change (`true`, `1`, `i < n` with neither
+    changed in the loop), also that of each one around a statement that leaves it (a `break` of this loop, a
+    `return` of this function, a `goto`). One walk down, each node holding the conditions above it (Node.parent
+    walks down from the root), into inner loops only when a `return` or `goto` there could leave this one."""
+    condition, update = loop.child_by_field_name("condition"), loop.child_by_field_name("update")
+    if condition is not None and _constant(owner, condition) is None:
+        yield condition
+    bounded = condition is not None and _constant(owner, condition) is None and \
+        not _fixed(owner, condition, changes, loop)
+    stepped = condition is not None and update is not None and any(   # a `continue` runs the update all the same
+        n.type == "identifier" and changes.of(owner.text(n), update) for n in walk(condition))
     body = loop.child_by_field_name("body")
     # a node, the conditions around it, whether a `break` there leaves something inner, and a `continue`
     stack: list[tuple[Node, _Around, bool, bool]] = [(body, None, False, False)] if body is not None else []
     yielded: set[Node] = set()
     while stack:
         node, conditions, inner_break, inner_continue = stack.pop()
-        if (node.type == "continue_statement" and not inner_continue and not stepped) or not bounded and (
-                node.type in ("return_statement", "goto_statement") or
-                node.type == "break_statement" and not inner_break):
+        leaves = node.type in ("return_statement", "goto_statement") or \
+            node.type == "break_statement" and not inner_break
+        if (node.type == "continue_statement" and not inner_continue and not stepped) or (leaves and not bounded):
             while conditions is not None and conditions[0] not in yielded:   # (the outer ones: yielded with it)
                 yielded.add(conditions[0])
                 yield conditions[0]
@@ -175,16 +186,35 @@ def _ways_out(owner: Unit, loop: Node) -> Iterator[Node]:
                       inner_continue) for child in node.children)
 
 
-def _always(owner: Unit, condition: Node) -> bool:
-    """Whether a loop's condition is a constant other than zero (`while (true)`, `do ... while (1)`)."""
+def _constant(owner: Unit, condition: Node | None) -> bool | None:
+    """A loop's condition as a constant: True for `true`, `1`, none (`for (;;)`), False for `false`, `0`; else
+    None."""
+    if condition is None:
+        return True
     while condition.type in ("condition_clause", "parenthesized_expression") and condition.named_child_count == 1:
         condition = condition.named_children[0]
-    return condition.type == "true" or condition.type == "number_literal" and not _ZERO.fullmatch(owner.text(condition))
+    if condition.type in ("true", "false"):
+        return condition.type == "true"
+    if condition.type == "number_literal" and re.fullmatch(r"[0-9]+[uUlL]*", owner.text(condition)):
+        return not _ZERO.fullmatch(owner.text(condition))
+    return None
+
+
+_FIXED = ("identifier", "number_literal", "true", "false", "null", "char_literal", "binary_expression",
+          "unary_expression", "parenthesized_expression", "condition_clause")
+
+
+def _fixed(owner: Unit, condition: Node, changes: _Changes, loop: Node) -> bool:
+    """Whether a loop's condition cannot change while it runs: names the loop does not change and operators on
+    them, no memory, no call (`while (i < n) { if (*flag) break; }` ends only by its break)."""
+    return all(n.type in _FIXED or not n.is_named for n in walk(condition)) and \
+        not any(n.type == "identifier" and changes.of(owner.text(n), loop) for n in walk(condition))
 
 
 @dataclass(frozen=True)
 class _Change:
-    """A change a function makes to a variable: `v = ...`, `int v = ...`, `++v`."""
+    """A change a function makes to a variable, or to a member or element it names by the same text: `v = ...`,
+    `int v = ...`, `++v`, `s.i++`, `c[0] = 1`."""
 
     node: Node
     around: _Around   # the loops and the conditions around it
@@ -197,31 +227,42 @@ class _Change:
         found: list[Node] = []
         around = self.around
         while around is not None and around[0] != loop:
-            found = [around[0]] if around[0].type in _LOOPS else [*found, around[0]]
+            if around[0].type in _LOOPS:
+                found.clear()   # (inside the loop: scanned with it)
+            found.append(around[0])
             around = around[1]
         return found
 
 
 class _Changes:
-    """A function's changes to its variables by name, in source order: those a loop makes are found by where
-    they are (a nest of loops shares one list, not one per loop)."""
+    """A function's changes by name, its memory fences, and what else in it may write memory (calls, stores), in
+    source order: those in a loop are found by where they are (a nest of loops shares one list, not one per
+    loop)."""
 
-    def __init__(self, by_name: dict[str, list[_Change]]):
+    def __init__(self, by_name: dict[str, list[_Change]], fences: list[int], effects: list[int]):
         self._by_name = {name: sorted(found, key=lambda c: c.node.start_byte) for name, found in by_name.items()}
         self._starts = {name: [c.node.start_byte for c in found] for name, found in self._by_name.items()}
+        self._fences, self._effects = sorted(fences), sorted(effects)
 
-    def of(self, name: str, loop: Node) -> list[_Change]:
-        """The changes to `name` in `loop`."""
+    def of(self, name: str, within: Node) -> list[_Change]:
+        """The changes to `name` within a loop, or another part of the function."""
         starts = self._starts.get(name, [])
-        return self._by_name[name][bisect_left(starts, loop.start_byte):bisect_left(starts, loop.end_byte)] \
+        return self._by_name[name][bisect_left(starts, within.start_byte):bisect_left(starts, within.end_byte)] \
             if starts else []
+
+    def fenced(self, loop: Node) -> bool:
+        """Whether the loop fences memory (`__threadfence()`), so that it reads plain memory again each time, and
+        does nothing else to memory (a fence between stores orders them; one in a loop that only loads spins)."""
+        return _any_within(self._fences, loop) and not _any_within(self._effects, loop)
 
 
 def _changes(owner: Unit, function_node: Node) -> _Changes:
-    """The changes a function makes to its variables (`if (atomicAdd(x, 0) > 0) done = true;`,
-    `ready(p) && ++i;`), each with the loops and conditions around it: one walk, each node holding them as a
+    """The changes a function makes (`if (atomicAdd(x, 0) > 0) done = true;`, `ready(p) && ++i;`), each with
+    the loops and conditions around it, and where it fences memory: one walk, each node holding them as a
     linked list."""
     found: dict[str, list[_Change]] = {}
+    fences: list[int] = []
+    effects: list[int] = []
     stack: list[tuple[Node, _Around]] = [(function_node, None)]
     while stack:
         node, around = stack.pop()
@@ -233,14 +274,46 @@ def _changes(owner: Unit, function_node: Node) -> _Changes:
             changed = node.child_by_field_name("argument")
         else:
             changed = None
-        if changed is not None and changed.type == "identifier":
-            found.setdefault(owner.text(changed), []).append(_Change(node, around))
+        if changed is not None and (name := _changed_name(owner, changed)) is not None:
+            found.setdefault(name, []).append(_Change(node, around))
+        if changed is not None and changed.type != "identifier" and node.type != "init_declarator":
+            effects.append(node.start_byte)
+        if node.type == "call_expression":
+            (fences if called_name(owner, node) in _FENCES else effects).append(node.start_byte)
         inner: _Around = (node, around) if node.type in _LOOPS else around
         decided = _deciding(node)
         for child in node.children:
             stack.append((child, (decided, inner) if decided is not None and child != decided and (
                 node.type != "binary_expression" or child == node.child_by_field_name("right")) else inner))
-    return _Changes(found)
+    return _Changes(found, fences, effects)
+
+
+def _any_within(starts: list[int], part: Node) -> bool:
+    """Whether a sorted list of positions has one within `part`."""
+    first = bisect_left(starts, part.start_byte)
+    return first < len(starts) and starts[first] < part.end_byte
+
+
+def _changed_name(owner: Unit, node: Node) -> str | None:
+    """What a change to `node` is kept under, and a use of it looked up by: a variable's name, or the text of a
+    member, an element or a dereference without its spaces (`s.i`, `c[0]`, `*p`, `q->n`); None for anything
+    else."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    if node.type == "identifier":
+        return owner.text(node)
+    if node.type in ("field_expression", "subscript_expression") or _plain_load(owner, node):
+        return "".join(owner.text(node).split())
+    return None
+
+
+def _plain_load(owner: Unit, node: Node) -> bool:
+    """Whether `node` loads memory: an element, a dereference or a member through a pointer."""
+    if node.type == "subscript_expression":
+        return True
+    operator = node.child_by_field_name("operator") if node.type in ("pointer_expression", "field_expression") \
+        else None
+    return operator is not None and owner.text(operator) in ("*", "->")
 
 
 def _deciding(node: Node) -> Node | None:
