@@ -68,13 +68,18 @@ def test_masking_cuda_markers_is_linear_in_open_literals_and_comments():
         assert masked.startswith(b"struct " + b" " * len(b"__align__(16)") + b" T {") and len(masked) == len(data)
 
 
+def _child_calls(body: str) -> int:
+    """The function calls one transform makes of a child with this body, launched under threshold(16)."""
+    text = f"__global__ void child(int* x, int n) {{ {body} }}\n" \
+        "__global__ void parent(int* x, int n) {\n#pragma dp threshold(16)\n  child<<<1, 32>>>(x, n);\n}\n"
+    return _counted_transform(text)[0]
+
+
 def test_finding_a_wait_is_linear_in_an_else_if_chain_that_breaks():
     """Each `else if` nests in the one before: a loop's ways out were once climbed from each `break` (cubic)."""
     def calls(arms: int) -> int:
         chain = " else ".join(f"if (op == {k}) {{ x[{k}] = n; if (x[0] > {k}) break; }}" for k in range(arms))
-        text = f"__global__ void child(int* x, int n) {{ int op = x[1]; for (;;) {{ {chain} op = x[op]; }} }}\n" \
-            "__global__ void parent(int* x, int n) {\n#pragma dp threshold(16)\n  child<<<1, 32>>>(x, n);\n}\n"
-        return _counted_transform(text)[0]
+        return _child_calls(f"int op = x[1]; for (;;) {{ {chain} op = x[op]; }}")
 
     small, large = calls(50), calls(400)
     assert large < 12 * small, f"50 arms: {small} calls, 400 arms: {large} calls"
@@ -85,9 +90,7 @@ def test_finding_a_wait_is_linear_in_nested_loops():
     loop of a nest walked whole was quadratic."""
     def calls(depth: int) -> int:
         loops = "".join(f"while (x[{k}] > n) {{ x[{k}]--; if (x[{k}] == 3) continue; " for k in range(depth))
-        text = f"__global__ void child(int* x, int n) {{ {loops}{'}' * depth} }}\n" \
-            "__global__ void parent(int* x, int n) {\n#pragma dp threshold(16)\n  child<<<1, 32>>>(x, n);\n}\n"
-        return _counted_transform(text)[0]
+        return _child_calls(loops + "}" * depth)
 
     small, large = calls(100), calls(400)
     assert large < 5 * small, f"100 loops: {small} calls, 400 loops: {large} calls"
