@@ -99,14 +99,14 @@ def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str,
             for name in names if read is None else ():
                 if name not in carried:
                     carried[name] = _carried(changes, loop, name, scan)
-                read = read or carried[name]
+                if (read := carried[name]) is not None:
+                    break
             if read is not None:
                 return loop, read
     return None
 
 
-_Scan = tuple[Read | None, frozenset[str]]   # the first read of memory other threads write in a part, or the
-#                                              names it uses (see _changed_name)
+_Scan = tuple[Read | None, frozenset[str]]   # what a part reads that other threads write, or the names it uses
 
 
 def _scan(unit: Unit, owner: Unit, function_node: Node, part: Node, macros: dict[str, frozenset[str]],
@@ -235,9 +235,9 @@ class _Change:
 
 
 class _Changes:
-    """A function's changes by name, its memory fences, and what else in it may write memory (calls, stores), in
-    source order: those in a loop are found by where they are (a nest of loops shares one list, not one per
-    loop)."""
+    """A function's changes to its variables, members and elements by name (_changed_name), its memory fences, and
+    what else in it may write memory (calls, stores), in source order: those in a loop are found by where they
+    are (a nest of loops shares one list, not one per loop)."""
 
     def __init__(self, by_name: dict[str, list[_Change]], fences: list[int], effects: list[int]):
         self._by_name = {name: sorted(found, key=lambda c: c.node.start_byte) for name, found in by_name.items()}
