@@ -123,6 +123,11 @@ def test_a_sleeping_child_keeps_no_serial_version_but_is_coarsened_and_aggregate
     ("", "int v; do { v = x[1]; __threadfence_system(); } while (v == 0);", "x[1]"),
     ("", "for (int done = 0, tries = 0; done < n; ++tries) { if (!atomicAdd(x, 0)) continue; ++done; }",
      "atomicAdd(x, 0)"),
+    # a condition the loop changes out of sight: through a reference, a macro, a pointer
+    ("__device__ void advance(int* x, int& i) { if (atomicAdd(x, 0)) ++i; }", "int i = 0; while (i < n) advance(x, i);",
+     "atomicAdd(x, 0)"),
+    ("#define STEP(v) ++v", "int i = 0; while (i < n) { if (*(volatile int*)x) STEP(i); }", "(volatile int*)x"),
+    ("", "int i = 0; int* p = &i; while (i < n) { if (atomicOr(x, 0)) (*p)++; }", "atomicOr(x, 0)"),
 ])
 def test_a_child_that_waits_for_another_thread_is_not_serialised_or_coarsened(before, body, read):
     """Run one thread after another, a thread that waits for a later one waits forever (PDCC526); its blocks
@@ -178,6 +183,7 @@ def test_a_waiting_child_aggregated_compiles(tmp_path):
     ("", "do { if (atomicAdd(x, 0)) break; x[1] = 1; } while (0);"),
     ("", "for (int i = 0; i < n; ++i) { x[i + 1] = i; __threadfence(); }"),
     ("", "int v = n; while (v > 0) { int p = x[v]; atomicAdd(&x[p], 1); __threadfence(); v = p; }"),   # ordering
+    ("__device__ void step(int* x, int& i) { x[i] += 1; ++i; }", "int i = 0; while (i < n) step(x, i);"),
     ("struct Item { int flag, value; Item* next; };", "for (Item* p = (Item*)x; p != nullptr; p = p->next) "
      "{ if (atomicAdd(&p->flag, 0)) p->value = n; }"),
     ("__device__ int next_item(int* q) { cuda::atomic_ref<int, cuda::thread_scope_device> r(*q); "

@@ -19,9 +19,10 @@ for a later one waits forever.
 No wait: an atomic that changes memory (taking work, `i = atomicAdd(&next, 1)`; a CAS update loop; a lock taken with
 `atomicCAS`/`atomicExch` alone, released by its thread before the next runs), a shared read in a loop that a bound
 ends anyway (`for (i = 0; i < n; ++i) if (*found) return;`), a loop that runs once (`do { ... } while (0)`). On the
-safe side: a condition that joins a bound and such a read (`i < n && !*found`) is a wait. Not seen: a macro that is
-itself a whole loop or changes a variable (`STEP(i)`), an alias of an alias, a loop made of a `goto`, a change
-through a reference, a pointer, or a function or lambda the loop calls.
+safe side: a condition that joins a bound and such a read (`i < n && !*found`) is a wait, and so is a loop whose
+condition it changes out of sight (through a reference, a pointer or a macro: `while (i < n) advance(x, i);`) when
+anything in it is such a read. Not seen: a macro that is itself a whole loop, an alias of an alias, a loop made of
+a `goto`, a change made by a lambda defined outside the loop.
 """
 
 from __future__ import annotations
@@ -154,16 +155,19 @@ def _ways_out(owner: Unit, loop: Node, changes: _Changes) -> Iterator[Node]:
     `continue` of this loop (which skips what the loop does after it, its progress too, unless a `for`'s update
     changes what its condition reads); without a condition that can change (`true`, `1`, `i < n` with neither
     changed in the loop), also that of each one around a statement that leaves it (a `break` of this loop, a
-    `return` of this function, a `goto`). One walk down, each node holding the conditions above it (Node.parent
+    `return` of this function, a `goto`), and when the condition names what the loop changes out of sight
+    (`while (i < n) advance(x, i);`, through a reference), the whole body. One walk down, each node holding the conditions above it (Node.parent
     walks down from the root), into inner loops only when a `return` or `goto` there could leave this one."""
     condition, update = loop.child_by_field_name("condition"), loop.child_by_field_name("update")
+    body = loop.child_by_field_name("body")
     if condition is not None and _constant(owner, condition) is None:
         yield condition
+        if body is not None and _fixed(owner, condition, changes, loop):
+            yield body   # what changes the condition is hidden (a reference, a pointer, a macro): any read may
     bounded = condition is not None and _constant(owner, condition) is None and \
         not _fixed(owner, condition, changes, loop)
     stepped = condition is not None and update is not None and any(   # a `continue` runs the update all the same
         n.type == "identifier" and changes.of(owner.text(n), update) for n in walk(condition))
-    body = loop.child_by_field_name("body")
     # a node, the conditions around it, whether a `break` there leaves something inner, and a `continue`
     stack: list[tuple[Node, _Around, bool, bool]] = [(body, None, False, False)] if body is not None else []
     yielded: set[Node] = set()
