@@ -155,17 +155,19 @@ def _ways_out(owner: Unit, loop: Node, changes: _Changes) -> Iterator[Node]:
     `continue` of this loop (which skips what the loop does after it, its progress too, unless a `for`'s update
     changes what its condition reads); without a condition that can change (`true`, `1`, `i < n` with neither
     changed in the loop), also that of each one around a statement that leaves it (a `break` of this loop, a
-    `return` of this function, a `goto`), and when the condition names what the loop changes out of sight
-    (`while (i < n) advance(x, i);`, through a reference), the whole body. One walk down, each node holding the conditions above it (Node.parent
-    walks down from the root), into inner loops only when a `return` or `goto` there could leave this one."""
+    `return` of this function, a `goto`), and when the condition names only what the loop changes out of sight
+    (`while (i < n) advance(x, i);`, through a reference), the whole body. One walk down, each node holding the
+    conditions above it (Node.parent walks down from the root), into inner loops only when a `return` or `goto`
+    there could leave this one."""
     condition, update = loop.child_by_field_name("condition"), loop.child_by_field_name("update")
     body = loop.child_by_field_name("body")
-    if condition is not None and _constant(owner, condition) is None:
+    may_end = condition is not None and _constant(owner, condition) is None
+    fixed = condition is not None and may_end and _fixed(owner, condition, changes, loop)
+    if condition is not None and may_end:
         yield condition
-        if body is not None and _fixed(owner, condition, changes, loop):
-            yield body   # what changes the condition is hidden (a reference, a pointer, a macro): any read may
-    bounded = condition is not None and _constant(owner, condition) is None and \
-        not _fixed(owner, condition, changes, loop)
+    if body is not None and fixed:
+        yield body   # what changes the condition is hidden (a reference, a pointer, a macro): any read may
+    bounded = may_end and not fixed
     stepped = condition is not None and update is not None and any(   # a `continue` runs the update all the same
         n.type == "identifier" and changes.of(owner.text(n), update) for n in walk(condition))
     # a node, the conditions around it, whether a `break` there leaves something inner, and a `continue`
