@@ -128,6 +128,10 @@ def test_a_sleeping_child_keeps_no_serial_version_but_is_coarsened_and_aggregate
      "atomicAdd(x, 0)"),
     ("#define STEP(v) ++v", "int i = 0; while (i < n) { if (*(volatile int*)x) STEP(i); }", "(volatile int*)x"),
     ("", "int i = 0; int* p = &i; while (i < n) { if (atomicOr(x, 0)) (*p)++; }", "atomicOr(x, 0)"),
+    # a loop made of a goto back: taken under a read, directly or through a variable, or left only under one
+    ("", "again: if (atomicAdd(x, 0) == 0) goto again; x[1] = n;", "atomicAdd(x, 0)"),
+    ("", "int v; retry: v = atomicAdd(x, 0); if (v == 0) goto retry;", "atomicAdd(x, 0)"),
+    ("", "int i = 0; top: if (*(volatile int*)x) return; ++i; goto top;", "(volatile int*)x"),
 ])
 def test_a_child_that_waits_for_another_thread_is_not_serialised_or_coarsened(before, body, read):
     """Run one thread after another, a thread that waits for a later one waits forever (PDCC526); its blocks
@@ -184,6 +188,8 @@ def test_a_waiting_child_aggregated_compiles(tmp_path):
     ("", "for (int i = 0; i < n; ++i) { x[i + 1] = i; __threadfence(); }"),
     ("", "int v = n; while (v > 0) { int p = x[v]; atomicAdd(&x[p], 1); __threadfence(); v = p; }"),   # ordering
     ("__device__ void step(int* x, int& i) { x[i] += 1; ++i; }", "int i = 0; while (i < n) step(x, i);"),
+    ("", "int k = 0; again: x[k + 1] = k; if (++k < n) goto again;"),                    # a counted goto loop
+    ("", "if (atomicAdd(x, 0)) goto done; x[1] = 1; done: x[2] = 3;"),                   # a goto forward
     ("struct Item { int flag, value; Item* next; };", "for (Item* p = (Item*)x; p != nullptr; p = p->next) "
      "{ if (atomicAdd(&p->flag, 0)) p->value = n; }"),
     ("__device__ int next_item(int* q) { cuda::atomic_ref<int, cuda::thread_scope_device> r(*q); "

@@ -1,28 +1,29 @@
 """Does a function wait for another thread? (for the serial check, serial.py)
 
-A loop waits when nothing but memory other threads write lets it end: its condition reads such memory, or an `if` or
-`switch` around a `continue` of it does (the rest of the iteration, its progress, waits on it; not when a `for`'s
-update makes that progress), or it has no condition that can change (`for (;;)`, `while (true)`, `while (i < n)`
-with neither changed in it) and an `if` in it that leaves it (`break`, `return`, `goto`) does; directly, through a
-variable, member or element the loop sets from such a read, under a condition on one (`if (atomicAdd(x, 0)) ++i;`,
-`ready(p) && s.i++;`) or in an inner loop such a read ends (`for (k = 0; k < n; ++k) if (*flag) break;`), or through
-a device function it calls. Such a read is a load through a `volatile` pointer or reference (a parameter, a local, a
-cast `*(volatile int*)p`, a macro for one) or of a `volatile` global or member, an atomic that only reads
-(`atomicAdd(p, 0)`, `atomicOr(p, 0u)`, `atomicAnd(p, ~0)`, `atomicCAS(p, v, v)`), an atomic load function
-(`__atomic_load_n`, `cuda::std::atomic_load`, `__nv_atomic_load_n`, `__ldcv`, `__ldcg`), the use of an object whose
-type names `atomic` (`cuda::atomic_ref<int>(*p).load()`, `*flag` of a `cuda::atomic<int>* flag`, a member
-`q->ready.load()`, `flag.test()`), or, in a loop that fences memory (`__threadfence()`) and neither stores nor calls
-anything else, any load through a subscript, a pointer or `->`; types behind a `typedef` or `using` count as what
-they stand for. pdcc's serial version runs a child's threads one after another in one thread: a thread that waits
-for a later one waits forever.
+A loop (or a `goto` back to a label before it, whose ways out are the conditions around it) waits when nothing but
+memory other threads write lets it end: its condition reads such memory, or an `if` or `switch` around a `continue`
+of it does (the rest of the iteration, its progress, waits on it; not when a `for`'s update makes that progress), or
+it has no condition that can change (`for (;;)`, `while (true)`, `while (i < n)` with neither changed in it) and an
+`if` in it that leaves it (`break`, `return`, `goto`) does; directly, through a variable, member or element the loop
+sets from such a read, under a condition on one (`if (atomicAdd(x, 0)) ++i;`, `ready(p) && s.i++;`) or in an inner
+loop such a read ends (`for (k = 0; k < n; ++k) if (*flag) break;`), or through a device function it calls. Such a
+read is a load through a `volatile` pointer or reference (a parameter, a local, a cast `*(volatile int*)p`, a macro
+for one) or of a `volatile` global or member, an atomic that only reads (`atomicAdd(p, 0)`, `atomicOr(p, 0u)`,
+`atomicAnd(p, ~0)`, `atomicCAS(p, v, v)`), an atomic load function (`__atomic_load_n`, `cuda::std::atomic_load`,
+`__nv_atomic_load_n`, `__ldcv`, `__ldcg`), the use of an object whose type names `atomic`
+(`cuda::atomic_ref<int>(*p).load()`, `*flag` of a `cuda::atomic<int>* flag`, a member `q->ready.load()`,
+`flag.test()`), or, in a loop that fences memory (`__threadfence()`) and neither stores nor calls anything else, any
+load through a subscript, a pointer or `->`; types behind a `typedef` or `using` count as what they stand for.
+pdcc's serial version runs a child's threads one after another in one thread: a thread that waits for a later one
+waits forever.
 
 No wait: an atomic that changes memory (taking work, `i = atomicAdd(&next, 1)`; a CAS update loop; a lock taken with
 `atomicCAS`/`atomicExch` alone, released by its thread before the next runs), a shared read in a loop that a bound
 ends anyway (`for (i = 0; i < n; ++i) if (*found) return;`), a loop that runs once (`do { ... } while (0)`). On the
 safe side: a condition that joins a bound and such a read (`i < n && !*found`) is a wait, and so is a loop whose
 condition it changes out of sight (through a reference, a pointer or a macro: `while (i < n) advance(x, i);`) when
-anything in it is such a read. Not seen: a macro that is itself a whole loop, an alias of an alias, a loop made of
-a `goto`, a change made by a lambda defined outside the loop.
+anything in it is such a read. Not seen: a macro that is itself a whole loop, an alias of an alias, a change made by
+a lambda defined outside the loop.
 """
 
 from __future__ import annotations
@@ -84,9 +85,8 @@ def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str,
         -> tuple[Node, Read] | None:
     changes = _changes(owner, function.node)
     scanned: dict[tuple[Node, bool], _Scan] = {}   # kept for all the function's loops (see _carried)
-    for loop in walk(function.node):
-        if loop.type not in _LOOPS or _constant(owner, loop.child_by_field_name("condition")) is False:
-            continue   # (`do { ... } while (0)` runs once)
+
+    def first_read(loop: Region, ways_out: Iterator[Node]) -> Read | None:
         fenced = changes.fenced(loop)
 
         def scan(part: Node) -> _Scan:
@@ -95,7 +95,7 @@ def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str,
             return scanned[part, fenced]
 
         carried: dict[str, Read | None] = {}   # a variable, and the read it carries in this loop
-        for way_out in _ways_out(owner, loop, changes):
+        for way_out in ways_out:
             read, names = scan(way_out)
             for name in names if read is None else ():
                 if name not in carried:
@@ -103,8 +103,40 @@ def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str,
                 if (read := carried[name]) is not None:
                     break
             if read is not None:
-                return loop, read
+                return read
+        return None
+
+    for loop in walk(function.node):
+        if loop.type in _LOOPS and _constant(owner, loop.child_by_field_name("condition")) is not False and \
+                (read := first_read(loop, _ways_out(owner, loop, changes))) is not None:
+            return loop, read   # (`do { ... } while (0)` runs once)
+    for jump, region in changes.goto_loops():
+        if (read := first_read(region, _goto_ways_out(jump, region, changes))) is not None:
+            return jump.node, read
     return None
+
+
+@dataclass(frozen=True)
+class _Span:
+    """Where a loop made of a `goto` back to a label is: from the label to the `goto`."""
+
+    start_byte: int
+    end_byte: int
+
+
+Region = Node | _Span   # a loop, or a loop made of a goto
+
+
+def _goto_ways_out(jump: _Change, region: _Span, changes: _Changes) -> Iterator[Node]:
+    """What decides whether a loop made of a `goto` back ends: the conditions around the `goto` within it; for
+    one taken always, those around each statement that leaves it (a `return`, another `goto`, a `break`)."""
+    deciding = jump.deciding(region)
+    if deciding:
+        yield from deciding
+        return
+    for exit in changes.exits(region):
+        if exit.node != jump.node:
+            yield from exit.deciding(region)
 
 
 _Scan = tuple[Read | None, frozenset[str]]   # what a part reads that other threads write, or the names it uses
@@ -127,7 +159,7 @@ def _scan(unit: Unit, owner: Unit, function_node: Node, part: Node, macros: dict
     return None, frozenset(names)
 
 
-def _carried(changes: _Changes, loop: Node, name: str, scan: Callable[[Node], _Scan]) -> Read | None:
+def _carried(changes: _Changes, loop: Region, name: str, scan: Callable[[Node], _Scan]) -> Read | None:
     """The read of memory other threads write that a variable the loop sets carries: set from one directly, or
     from a variable that carries one (`int f = atomicAdd(x, 0); if (f) ++i;`: i too), or under what reads one.
     Everything the variable is set from is scanned, once (`scan`, whose answers serve every loop of the function:
@@ -219,20 +251,22 @@ def _fixed(owner: Unit, condition: Node, changes: _Changes, loop: Node) -> bool:
 
 @dataclass(frozen=True)
 class _Change:
-    """A change a function makes to a variable, or to a member or element it names by the same text: `v = ...`,
-    `int v = ...`, `++v`, `s.i++`, `c[0] = 1`."""
+    """A change a function makes to a variable, or to a member or element it names by the same text (`v = ...`,
+    `int v = ...`, `++v`, `s.i++`, `c[0] = 1`); or a statement that may leave a loop (`return`, `break`, `goto`,
+    with its label)."""
 
     node: Node
     around: _Around   # the loops and the conditions around it
+    label: str | None = None   # of a `goto`
 
-    def deciding(self, loop: Node) -> list[Node]:
+    def deciding(self, loop: Region) -> list[Node]:
         """What decides, within `loop`, whether the change runs and with what: the conditions of the `if`s and
         `switch`es around it, the operands before it of `&&`, `||` and `?:`, and the inner loops around it whole
         (whatever ends an inner loop decides how often it runs, and what its counter holds after it:
         `for (k = 0; k < n; ++k) if (*flag) break;`), as the outermost of them and what is around that."""
         found: list[Node] = []
         around = self.around
-        while around is not None and around[0] != loop:
+        while around is not None and around[0].start_byte > loop.start_byte:   # (the loop itself: not)
             if around[0].type in _LOOPS:
                 found.clear()   # (inside the loop: scanned with it)
             found.append(around[0])
@@ -245,18 +279,34 @@ class _Changes:
     what else in it may write memory (calls, stores), in source order: those in a loop are found by where they
     are (a nest of loops shares one list, not one per loop)."""
 
-    def __init__(self, by_name: dict[str, list[_Change]], fences: list[int], effects: list[int]):
+    def __init__(self, by_name: dict[str, list[_Change]], fences: list[int], effects: list[int],
+                 labels: dict[str, int], exits: list[_Change]):
         self._by_name = {name: sorted(found, key=lambda c: c.node.start_byte) for name, found in by_name.items()}
         self._starts = {name: [c.node.start_byte for c in found] for name, found in self._by_name.items()}
         self._fences, self._effects = sorted(fences), sorted(effects)
+        self._labels = labels
+        self._exits = sorted(exits, key=lambda c: c.node.start_byte)
+        self._exit_starts = [c.node.start_byte for c in self._exits]
 
-    def of(self, name: str, within: Node) -> list[_Change]:
+    def goto_loops(self) -> Iterator[tuple[_Change, _Span]]:
+        """Each `goto` to a label before it, and the loop it makes."""
+        for jump in self._exits:
+            label = self._labels.get(jump.label) if jump.label is not None else None
+            if label is not None and label < jump.node.start_byte:
+                yield jump, _Span(label, jump.node.end_byte)
+
+    def exits(self, region: Region) -> list[_Change]:
+        """The statements in `region` that may leave it: `return`, `break`, `goto`."""
+        return self._exits[bisect_left(self._exit_starts, region.start_byte):
+                           bisect_left(self._exit_starts, region.end_byte)]
+
+    def of(self, name: str, within: Region) -> list[_Change]:
         """The changes to `name` within a loop, or another part of the function."""
         starts = self._starts.get(name, [])
         return self._by_name[name][bisect_left(starts, within.start_byte):bisect_left(starts, within.end_byte)] \
             if starts else []
 
-    def fenced(self, loop: Node) -> bool:
+    def fenced(self, loop: Region) -> bool:
         """Whether the loop fences memory (`__threadfence()`), so that it reads plain memory again each time, and
         does nothing else to memory (a fence between stores orders them; one in a loop that only loads spins)."""
         return _any_within(self._fences, loop) and not _any_within(self._effects, loop)
@@ -269,6 +319,8 @@ def _changes(owner: Unit, function_node: Node) -> _Changes:
     found: dict[str, list[_Change]] = {}
     fences: list[int] = []
     effects: list[int] = []
+    labels: dict[str, int] = {}
+    exits: list[_Change] = []
     stack: list[tuple[Node, _Around]] = [(function_node, None)]
     while stack:
         node, around = stack.pop()
@@ -286,15 +338,20 @@ def _changes(owner: Unit, function_node: Node) -> _Changes:
             effects.append(node.start_byte)
         if node.type == "call_expression":
             (fences if called_name(owner, node) in _FENCES else effects).append(node.start_byte)
+        if node.type == "labeled_statement" and (label := node.child_by_field_name("label")) is not None:
+            labels.setdefault(owner.text(label), node.start_byte)
+        if node.type in ("return_statement", "break_statement", "goto_statement"):
+            label = node.child_by_field_name("label")
+            exits.append(_Change(node, around, owner.text(label) if label is not None else None))
         inner: _Around = (node, around) if node.type in _LOOPS else around
         decided = _deciding(node)
         for child in node.children:
             stack.append((child, (decided, inner) if decided is not None and child != decided and (
                 node.type != "binary_expression" or child == node.child_by_field_name("right")) else inner))
-    return _Changes(found, fences, effects)
+    return _Changes(found, fences, effects, labels, exits)
 
 
-def _any_within(starts: list[int], part: Node) -> bool:
+def _any_within(starts: list[int], part: Region) -> bool:
     """Whether a sorted list of positions has one within `part`."""
     first = bisect_left(starts, part.start_byte)
     return first < len(starts) and starts[first] < part.end_byte
