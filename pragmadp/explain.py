@@ -282,23 +282,23 @@ EXPLANATIONS: dict[str, str] = {
         of it does (unless a for's update makes the loop's progress), or it has no condition that can change
         (for (;;), while (true), or a bound the loop changes neither side of) and an `if` that leaves it
         does; directly, through a variable, member or element the loop sets from such a read (or under an
-        `if` on one, or in an inner loop one ends), or through a function it calls. Such a read is a load
-        through a volatile pointer or of a volatile global (a macro for one too), an atomic that only reads
-        (atomicAdd(p, 0), atomicCAS(p, v, v)), an atomic load (__atomic_load_n, __ldcv, __ldcg), a use of an
-        atomic object (cuda::atomic_ref's load, atomic_flag's test), or, in a loop that calls __threadfence
-        and stores or calls nothing else, any load through a subscript or a pointer. It waits for another
-        thread: a flag, a count, a predecessor's result. pdcc's serial version runs the child's threads one
-        after another in the parent thread, so a thread waiting for a later one would wait forever;
-        coarsening runs several of its blocks one after another in one block, and consolidation several
-        items in one consumer, with the same risk. Those passes leave the launch as written, and a failed
-        launch is retried rather than run in the parent; aggregation keeps every thread of the child and
-        still applies. An atomic that changes memory is no wait (taking work with atomicAdd(&next, 1), a CAS
-        update loop, a lock taken with atomicCAS or atomicExch alone, released before the next thread runs),
-        nor a loop a bound ends anyway (for i < n, leaving early when a flag is set; but i < n && !*found in
-        the condition counts as a wait), nor a do-while (0). Types behind a typedef or using count as what
-        they stand for; a loop whose condition it changes out of sight (through a reference, a pointer or a
-        macro) waits when anything in it is such a read; not seen: an alias of an alias, a macro that is a
-        whole loop, a change made by a lambda defined outside the loop.""",
+        `if` on one, or in an inner loop one ends), or through a function or lambda it calls. Such a read is
+        a load through a volatile pointer or of a volatile global (a macro for one too), an atomic that only
+        reads (atomicAdd(p, 0), atomicCAS(p, v, v)), an atomic load (__atomic_load_n, __ldcv, __ldcg), a use
+        of an atomic object (cuda::atomic_ref's load, atomic_flag's test), or, in a loop that calls
+        __threadfence and stores or calls nothing else, any load through a subscript or a pointer. It waits
+        for another thread: a flag, a count, a predecessor's result. pdcc's serial version runs the child's
+        threads one after another in the parent thread, so a thread waiting for a later one would wait
+        forever; coarsening runs several of its blocks one after another in one block, and consolidation
+        several items in one consumer, with the same risk. Those passes leave the launch as written, and a
+        failed launch is retried rather than run in the parent; aggregation keeps every thread of the child
+        and still applies. An atomic that changes memory is no wait (taking work with atomicAdd(&next, 1), a
+        CAS update loop, a lock taken with atomicCAS or atomicExch alone, released before the next thread
+        runs), nor a loop a bound ends anyway (for i < n, leaving early when a flag is set; but i < n &&
+        !*found in the condition counts as a wait), nor a do-while (0). Types behind a typedef or using
+        count as what they stand for; a loop whose condition it changes out of sight (through a reference, a
+        pointer or a macro) waits when anything in it is such a read; not seen: an alias of an alias, a
+        macro that is a whole loop, a lambda passed to a function the loop calls.""",
     "PDCC518": """\
         pdcc's copies of the child's body take threadIdx, blockIdx, blockDim and gridDim as parameters (the
         outlined `child__pdcc_thread`), so that the serial path, a coarsened block or an aggregated block can

@@ -132,6 +132,9 @@ def test_a_sleeping_child_keeps_no_serial_version_but_is_coarsened_and_aggregate
     ("", "again: if (atomicAdd(x, 0) == 0) goto again; x[1] = n;", "atomicAdd(x, 0)"),
     ("", "int v; retry: v = atomicAdd(x, 0); if (v == 0) goto retry;", "atomicAdd(x, 0)"),
     ("", "int i = 0; top: if (*(volatile int*)x) return; ++i; goto top;", "(volatile int*)x"),
+    # a lambda of the child, defined before the loop: a predicate, or a step made under a read
+    ("", "auto ready = [&] { return atomicAdd(x, 0) != 0; }; while (!ready()) {}", "atomicAdd(x, 0)"),
+    ("", "int i = 0; auto step = [&] { if (*(volatile int*)x) ++i; }; while (i < n) step();", "(volatile int*)x"),
 ])
 def test_a_child_that_waits_for_another_thread_is_not_serialised_or_coarsened(before, body, read):
     """Run one thread after another, a thread that waits for a later one waits forever (PDCC526); its blocks
@@ -190,6 +193,7 @@ def test_a_waiting_child_aggregated_compiles(tmp_path):
     ("__device__ void step(int* x, int& i) { x[i] += 1; ++i; }", "int i = 0; while (i < n) step(x, i);"),
     ("", "int k = 0; again: x[k + 1] = k; if (++k < n) goto again;"),                    # a counted goto loop
     ("", "if (atomicAdd(x, 0)) goto done; x[1] = 1; done: x[2] = 3;"),                   # a goto forward
+    ("", "int i = 0; auto step = [&] { x[i + 1] = 1; ++i; }; while (i < n) step();"),     # a lambda's step
     ("struct Item { int flag, value; Item* next; };", "for (Item* p = (Item*)x; p != nullptr; p = p->next) "
      "{ if (atomicAdd(&p->flag, 0)) p->value = n; }"),
     ("__device__ int next_item(int* q) { cuda::atomic_ref<int, cuda::thread_scope_device> r(*q); "

@@ -22,8 +22,8 @@ No wait: an atomic that changes memory (taking work, `i = atomicAdd(&next, 1)`; 
 ends anyway (`for (i = 0; i < n; ++i) if (*found) return;`), a loop that runs once (`do { ... } while (0)`). On the
 safe side: a condition that joins a bound and such a read (`i < n && !*found`) is a wait, and so is a loop whose
 condition it changes out of sight (through a reference, a pointer or a macro: `while (i < n) advance(x, i);`) when
-anything in it is such a read. Not seen: a macro that is itself a whole loop, an alias of an alias, a change made by
-a lambda defined outside the loop.
+anything in it is such a read. Not seen: a macro that is itself a whole loop, an alias of an alias, a lambda passed
+to a function the loop calls.
 """
 
 from __future__ import annotations
@@ -147,15 +147,24 @@ def _scan(unit: Unit, owner: Unit, function_node: Node, part: Node, macros: dict
     """The first read of memory other threads write in a part of a function, or else the names it uses, its
     variables and the members and elements it names (`s.i`, `c[0]`). `fenced`: in a loop that fences memory
     (`while (x[0] == 0) __threadfence();`), where a plain load is read again each time round, a load through a
-    subscript, a pointer or `->` counts as one."""
+    subscript, a pointer or `->` counts as one. A call of one of the function's lambdas scans the lambda too."""
     names = set()
-    for node in walk(part):
-        if (read := _read(unit, owner, function_node, node, macros)) is not None:
-            return read, frozenset()
-        if fenced and _plain_load(owner, node):
-            return (owner, node), frozenset()
-        if (name := _changed_name(owner, node)) is not None:
-            names.add(name)
+    lambdas = local_bindings(owner, function_node)
+    pending, called = [part], set()
+    while pending:
+        for node in walk(pending.pop()):
+            if (read := _read(unit, owner, function_node, node, macros)) is not None:
+                return read, frozenset()
+            if fenced and _plain_load(owner, node):
+                return (owner, node), frozenset()
+            if (name := _changed_name(owner, node)) is not None:
+                names.add(name)
+            callee = node.child_by_field_name("function") if node.type == "call_expression" else None
+            if callee is not None and callee.type == "identifier" and \
+                    (body := lambdas.get(owner.text(callee))) is not None and \
+                    body.type == "lambda_expression" and body not in called:
+                called.add(body)   # a lambda of the function, defined elsewhere: what a call of it runs
+                pending.append(body)
     return None, frozenset(names)
 
 
