@@ -296,9 +296,10 @@ EXPLANATIONS: dict[str, str] = {
         CAS update loop, a lock taken with atomicCAS or atomicExch alone, released before the next thread
         runs), nor a loop a bound ends anyway (for i < n, leaving early when a flag is set; but i < n &&
         !*found in the condition counts as a wait), nor a do-while (0). Types behind a typedef or using
-        count as what they stand for; a loop whose condition it changes out of sight (through a reference, a
-        pointer or a macro) waits when anything in it is such a read; not seen: an alias of an alias, a
-        macro that is a whole loop, a lambda passed to a function the loop calls.""",
+        count as what they stand for; a loop one of whose ways out it changes out of sight (through a
+        reference, a pointer or a macro) waits when anything in it is such a read; not seen: an alias of an
+        alias, a macro that is a whole loop, a lambda passed to a function the loop calls or copied to
+        another variable.""",
     "PDCC518": """\
         pdcc's copies of the child's body take threadIdx, blockIdx, blockDim and gridDim as parameters (the
         outlined `child__pdcc_thread`), so that the serial path, a coarsened block or an aggregated block can

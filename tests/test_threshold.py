@@ -135,6 +135,16 @@ def test_a_sleeping_child_keeps_no_serial_version_but_is_coarsened_and_aggregate
     # a lambda of the child, defined before the loop: a predicate, or a step made under a read
     ("", "auto ready = [&] { return atomicAdd(x, 0) != 0; }; while (!ready()) {}", "atomicAdd(x, 0)"),
     ("", "int i = 0; auto step = [&] { if (*(volatile int*)x) ++i; }; while (i < n) step();", "(volatile int*)x"),
+    # a fourth review's: a flag a call sets out of sight, tested by a break or a goto; a bound of a member or a
+    # cast; a label of a lambda; a lambda shadowing another of the same name
+    ("__device__ void poll(int* x, int& f) { f = *(volatile int*)x; }",
+     "int f = 0; for (;;) { poll(x, f); if (f) break; }", "(volatile int*)x"),
+    ("__device__ void poll(int* x, int& f) { f = atomicAdd(x, 0); }", "int f = 0; L: poll(x, f); if (!f) goto L;",
+     "atomicAdd(x, 0)"),
+    ("", "int i = 0; while (i < blockDim.x) { if (atomicAdd(x, 0)) break; }", "atomicAdd(x, 0)"),
+    ("", "auto a = [&] { retry: if (!atomicAdd(x, 0)) goto retry; }; a(); retry: x[1] = 1;", "atomicAdd(x, 0)"),
+    ("", "auto g = [&] { return 1; }; { auto g = [&] { return atomicAdd(x, 0); }; while (!g()) {} }",
+     "atomicAdd(x, 0)"),
 ])
 def test_a_child_that_waits_for_another_thread_is_not_serialised_or_coarsened(before, body, read):
     """Run one thread after another, a thread that waits for a later one waits forever (PDCC526); its blocks
@@ -194,6 +204,10 @@ def test_a_waiting_child_aggregated_compiles(tmp_path):
     ("", "int k = 0; again: x[k + 1] = k; if (++k < n) goto again;"),                    # a counted goto loop
     ("", "if (atomicAdd(x, 0)) goto done; x[1] = 1; done: x[2] = 3;"),                   # a goto forward
     ("", "int i = 0; auto step = [&] { x[i + 1] = 1; ++i; }; while (i < n) step();"),     # a lambda's step
+    # a goto loop taken always, whose reads leave only an inner switch or a lambda
+    ("", "int i = 0; L: if (i >= n) return; switch (atomicAdd(x, 0)) { case 0: break; default: x[1] = 1; } ++i; "
+         "goto L;"),
+    ("", "int i = 0; L: if (i >= n) return; [&] { if (atomicAdd(x, 0)) return; x[1] = 1; }(); ++i; goto L;"),
     ("struct Item { int flag, value; Item* next; };", "for (Item* p = (Item*)x; p != nullptr; p = p->next) "
      "{ if (atomicAdd(&p->flag, 0)) p->value = n; }"),
     ("__device__ int next_item(int* q) { cuda::atomic_ref<int, cuda::thread_scope_device> r(*q); "

@@ -20,10 +20,10 @@ waits forever.
 No wait: an atomic that changes memory (taking work, `i = atomicAdd(&next, 1)`; a CAS update loop; a lock taken with
 `atomicCAS`/`atomicExch` alone, released by its thread before the next runs), a shared read in a loop that a bound
 ends anyway (`for (i = 0; i < n; ++i) if (*found) return;`), a loop that runs once (`do { ... } while (0)`). On the
-safe side: a condition that joins a bound and such a read (`i < n && !*found`) is a wait, and so is a loop whose
-condition it changes out of sight (through a reference, a pointer or a macro: `while (i < n) advance(x, i);`) when
-anything in it is such a read. Not seen: a macro that is itself a whole loop, an alias of an alias, a lambda passed
-to a function the loop calls.
+safe side: a condition that joins a bound and such a read (`i < n && !*found`) is a wait, and so is a loop one of
+whose ways out it changes out of sight (through a reference, a pointer or a macro: `while (i < n) advance(x, i);`,
+`for (;;) { poll(x, f); if (f) break; }`) when anything in it is such a read. Not seen: a macro that is itself a
+whole loop, an alias of an alias, a lambda passed to a function the loop calls or copied to another variable.
 """
 
 from __future__ import annotations
@@ -84,15 +84,28 @@ def _memo(unit: Unit, kind: str) -> dict:
 def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str, frozenset[str]]) \
         -> tuple[Node, Read] | None:
     changes = _changes(owner, function.node)
-    scanned: dict[tuple[Node, bool], _Scan] = {}   # kept for all the function's loops (see _carried)
+    own: dict[tuple[Node, bool], _Scan] = {}      # a part's own scan, and with the lambdas it calls: kept for all
+    merged: dict[tuple[Node, bool], _Found] = {}  # the function's loops (see _carried)
 
-    def first_read(loop: Region, ways_out: Iterator[Node]) -> Read | None:
+    def first_read(loop: Region, body: list[Node], ways_out: Iterator[Node]) -> Read | None:
         fenced = changes.fenced(loop)
 
-        def scan(part: Node) -> _Scan:
-            if (part, fenced) not in scanned:
-                scanned[part, fenced] = _scan(unit, owner, function.node, part, macros, fenced)
-            return scanned[part, fenced]
+        def scan(part: Node) -> _Found:
+            if (part, fenced) not in merged:
+                read: Read | None = None
+                names: set[str] = set()
+                pending, seen = [part], {part}
+                while pending and read is None:   # the part, and the function's lambdas it calls
+                    lambda_part = pending.pop()
+                    if (lambda_part, fenced) not in own:
+                        own[lambda_part, fenced] = _scan(unit, owner, function.node, lambda_part, macros, fenced,
+                                                         changes.lambdas)
+                    read, found, calls = own[lambda_part, fenced]
+                    names |= found
+                    pending += [c for c in calls if c not in seen]
+                    seen.update(calls)
+                merged[part, fenced] = (read, frozenset() if read is not None else frozenset(names))
+            return merged[part, fenced]
 
         carried: dict[str, Read | None] = {}   # a variable, and the read it carries in this loop
         for way_out in ways_out:
@@ -102,16 +115,20 @@ def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str,
                     carried[name] = _carried(changes, loop, name, scan)
                 if (read := carried[name]) is not None:
                     break
+            if read is None and _fixed(owner, way_out, changes, loop):
+                # what would change it is out of sight (a reference, a pointer, a macro): any read may
+                read = next((r for part in body if (r := scan(part)[0]) is not None), None)
             if read is not None:
                 return read
         return None
 
     for loop in walk(function.node):
+        body = loop.child_by_field_name("body")
         if loop.type in _LOOPS and _constant(owner, loop.child_by_field_name("condition")) is not False and \
-                (read := first_read(loop, _ways_out(owner, loop, changes))) is not None:
+                (read := first_read(loop, [body] if body is not None else [], _ways_out(owner, loop, changes))):
             return loop, read   # (`do { ... } while (0)` runs once)
-    for jump, region in changes.goto_loops():
-        if (read := first_read(region, _goto_ways_out(jump, region, changes))) is not None:
+    for jump, region, statements in changes.goto_loops():
+        if (read := first_read(region, statements, _goto_ways_out(jump, region, changes))) is not None:
             return jump.node, read
     return None
 
@@ -129,46 +146,44 @@ Region = Node | _Span   # a loop, or a loop made of a goto
 
 def _goto_ways_out(jump: _Change, region: _Span, changes: _Changes) -> Iterator[Node]:
     """What decides whether a loop made of a `goto` back ends: the conditions around the `goto` within it; for
-    one taken always, those around each statement that leaves it (a `return`, another `goto`, a `break`)."""
+    one taken always, those around each statement that leaves it (a `return` or `goto` of the same function or
+    lambda, a `break` of a loop or `switch` around the label)."""
     deciding = jump.deciding(region)
     if deciding:
         yield from deciding
         return
     for exit in changes.exits(region):
-        if exit.node != jump.node:
+        if exit.node != jump.node and exit.scope == jump.scope and exit.target < region.start_byte:
             yield from exit.deciding(region)
 
 
-_Scan = tuple[Read | None, frozenset[str]]   # what a part reads that other threads write, or the names it uses
+_Found = tuple[Read | None, frozenset[str]]   # what a part reads that other threads write, or the names it uses
+_Scan = tuple[Read | None, frozenset[str], frozenset[Node]]   # the same, and the lambdas it calls
 
 
 def _scan(unit: Unit, owner: Unit, function_node: Node, part: Node, macros: dict[str, frozenset[str]],
-          fenced: bool) -> _Scan:
-    """The first read of memory other threads write in a part of a function, or else the names it uses, its
-    variables and the members and elements it names (`s.i`, `c[0]`). `fenced`: in a loop that fences memory
-    (`while (x[0] == 0) __threadfence();`), where a plain load is read again each time round, a load through a
-    subscript, a pointer or `->` counts as one. A call of one of the function's lambdas scans the lambda too."""
-    names = set()
-    lambdas = local_bindings(owner, function_node)
-    pending, called = [part], set()
-    while pending:
-        for node in walk(pending.pop()):
-            if (read := _read(unit, owner, function_node, node, macros)) is not None:
-                return read, frozenset()
-            if fenced and _plain_load(owner, node):
-                return (owner, node), frozenset()
-            if (name := _changed_name(owner, node)) is not None:
-                names.add(name)
-            callee = node.child_by_field_name("function") if node.type == "call_expression" else None
-            if callee is not None and callee.type == "identifier" and \
-                    (body := lambdas.get(owner.text(callee))) is not None and \
-                    body.type == "lambda_expression" and body not in called:
-                called.add(body)   # a lambda of the function, defined elsewhere: what a call of it runs
-                pending.append(body)
-    return None, frozenset(names)
+          fenced: bool, lambdas: dict[str, list[Node]]) -> _Scan:
+    """The first read of memory other threads write in a part of a function, or else the names it uses (its
+    variables and the members and elements it names: `s.i`, `c[0]`) and the function's lambdas it calls (every
+    lambda a variable of that name is set to). `fenced`: in a loop that fences memory (`while (x[0] == 0)
+    __threadfence();`), where a plain load is read again each time round, a load through a subscript, a pointer
+    or `->` counts as one."""
+    names: set[str] = set()
+    calls: set[Node] = set()
+    for node in walk(part):
+        if (read := _read(unit, owner, function_node, node, macros)) is not None:
+            return read, frozenset(), frozenset()
+        if fenced and _plain_load(owner, node):
+            return (owner, node), frozenset(), frozenset()
+        if (name := _changed_name(owner, node)) is not None:
+            names.add(name)
+        callee = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if callee is not None and callee.type == "identifier":
+            calls.update(lambdas.get(owner.text(callee), ()))
+    return None, frozenset(names), frozenset(calls)
 
 
-def _carried(changes: _Changes, loop: Region, name: str, scan: Callable[[Node], _Scan]) -> Read | None:
+def _carried(changes: _Changes, loop: Region, name: str, scan: Callable[[Node], _Found]) -> Read | None:
     """The read of memory other threads write that a variable the loop sets carries: set from one directly, or
     from a variable that carries one (`int f = atomicAdd(x, 0); if (f) ++i;`: i too), or under what reads one.
     Everything the variable is set from is scanned, once (`scan`, whose answers serve every loop of the function:
@@ -196,19 +211,15 @@ def _ways_out(owner: Unit, loop: Node, changes: _Changes) -> Iterator[Node]:
     `continue` of this loop (which skips what the loop does after it, its progress too, unless a `for`'s update
     changes what its condition reads); without a condition that can change (`true`, `1`, `i < n` with neither
     changed in the loop), also that of each one around a statement that leaves it (a `break` of this loop, a
-    `return` of this function, a `goto`), and when the condition names only what the loop changes out of sight
-    (`while (i < n) advance(x, i);`, through a reference), the whole body. One walk down, each node holding the
+    `return` of this function, a `goto`). One walk down, each node holding the
     conditions above it (Node.parent walks down from the root), into inner loops only when a `return` or `goto`
     there could leave this one."""
     condition, update = loop.child_by_field_name("condition"), loop.child_by_field_name("update")
     body = loop.child_by_field_name("body")
     may_end = condition is not None and _constant(owner, condition) is None
-    fixed = condition is not None and may_end and _fixed(owner, condition, changes, loop)
     if condition is not None and may_end:
         yield condition
-    if body is not None and fixed:
-        yield body   # what changes the condition is hidden (a reference, a pointer, a macro): any read may
-    bounded = may_end and not fixed
+    bounded = condition is not None and may_end and not _fixed(owner, condition, changes, loop)
     stepped = condition is not None and update is not None and any(   # a `continue` runs the update all the same
         n.type == "identifier" and changes.of(owner.text(n), update) for n in walk(condition))
     # a node, the conditions around it, whether a `break` there leaves something inner, and a `continue`
@@ -248,14 +259,20 @@ def _constant(owner: Unit, condition: Node | None) -> bool | None:
 
 
 _FIXED = ("identifier", "number_literal", "true", "false", "null", "char_literal", "binary_expression",
-          "unary_expression", "parenthesized_expression", "condition_clause")
+          "unary_expression", "parenthesized_expression", "condition_clause", "field_expression", "field_identifier",
+          "cast_expression", "type_descriptor", "primitive_type", "sizeof_expression")
 
 
-def _fixed(owner: Unit, condition: Node, changes: _Changes, loop: Node) -> bool:
-    """Whether a loop's condition cannot change while it runs: names the loop does not change and operators on
-    them, no memory, no call (`while (i < n) { if (*flag) break; }` ends only by its break)."""
-    return all(n.type in _FIXED or not n.is_named for n in walk(condition)) and \
-        not any(n.type == "identifier" and changes.of(owner.text(n), loop) for n in walk(condition))
+def _fixed(owner: Unit, condition: Node, changes: _Changes, loop: Region) -> bool:
+    """Whether a condition cannot change while the loop runs, for all the loop shows: names and members it does
+    not change (but in a `for`'s initializer) and operators on them, no memory, no call (`while (i < n) { if
+    (*flag) break; }` ends only by its break; `while (i < n) advance(x, i);` changes i out of sight)."""
+    if not all(n.type in _FIXED or not n.is_named for n in walk(condition)):
+        return False
+    initializer = loop.child_by_field_name("initializer") if isinstance(loop, Node) else None
+    return not any(c for n in walk(condition) if (name := _changed_name(owner, n)) is not None
+                   for c in changes.of(name, loop)
+                   if initializer is None or not initializer.start_byte <= c.node.start_byte < initializer.end_byte)
 
 
 @dataclass(frozen=True)
@@ -267,6 +284,8 @@ class _Change:
     node: Node
     around: _Around   # the loops and the conditions around it
     label: str | None = None   # of a `goto`
+    scope: Node | None = None   # the lambda it is in, if any
+    target: int = -1            # of a `break`: where the loop or `switch` it leaves starts
 
     def deciding(self, loop: Region) -> list[Node]:
         """What decides, within `loop`, whether the change runs and with what: the conditions of the `if`s and
@@ -289,20 +308,24 @@ class _Changes:
     are (a nest of loops shares one list, not one per loop)."""
 
     def __init__(self, by_name: dict[str, list[_Change]], fences: list[int], effects: list[int],
-                 labels: dict[str, int], exits: list[_Change]):
+                 labels: dict[tuple[Node | None, str], Node], exits: list[_Change], lambdas: dict[str, list[Node]]):
         self._by_name = {name: sorted(found, key=lambda c: c.node.start_byte) for name, found in by_name.items()}
         self._starts = {name: [c.node.start_byte for c in found] for name, found in self._by_name.items()}
         self._fences, self._effects = sorted(fences), sorted(effects)
         self._labels = labels
         self._exits = sorted(exits, key=lambda c: c.node.start_byte)
         self._exit_starts = [c.node.start_byte for c in self._exits]
+        self.lambdas = lambdas   # each lambda a variable of that name is set to
 
-    def goto_loops(self) -> Iterator[tuple[_Change, _Span]]:
-        """Each `goto` to a label before it, and the loop it makes."""
+    def goto_loops(self) -> Iterator[tuple[_Change, _Span, list[Node]]]:
+        """Each `goto` to a label before it (in the same function or lambda), the loop it makes, and the
+        statements of that loop: the label's and those after it in its block, up to the one holding the `goto`."""
         for jump in self._exits:
-            label = self._labels.get(jump.label) if jump.label is not None else None
-            if label is not None and label < jump.node.start_byte:
-                yield jump, _Span(label, jump.node.end_byte)
+            label = self._labels.get((jump.scope, jump.label)) if jump.label is not None else None
+            if label is not None and label.start_byte < jump.node.start_byte:
+                block = label.parent.named_children if label.parent is not None else [label]
+                yield jump, _Span(label.start_byte, jump.node.end_byte), \
+                    [n for n in block if label.start_byte <= n.start_byte < jump.node.end_byte]
 
     def exits(self, region: Region) -> list[_Change]:
         """The statements in `region` that may leave it: `return`, `break`, `goto`."""
@@ -328,11 +351,13 @@ def _changes(owner: Unit, function_node: Node) -> _Changes:
     found: dict[str, list[_Change]] = {}
     fences: list[int] = []
     effects: list[int] = []
-    labels: dict[str, int] = {}
+    labels: dict[tuple[Node | None, str], Node] = {}
     exits: list[_Change] = []
-    stack: list[tuple[Node, _Around]] = [(function_node, None)]
+    lambdas: dict[str, list[Node]] = {}
+    # a node, the loops and conditions around it, the lambda it is in, where the loop or switch around it starts
+    stack: list[tuple[Node, _Around, Node | None, int]] = [(function_node, None, None, -1)]
     while stack:
-        node, around = stack.pop()
+        node, around, scope, target = stack.pop()
         if node.type == "assignment_expression":
             changed = node.child_by_field_name("left")
         elif node.type == "init_declarator" and node.child_by_field_name("value") is not None:
@@ -348,16 +373,25 @@ def _changes(owner: Unit, function_node: Node) -> _Changes:
         if node.type == "call_expression":
             (fences if called_name(owner, node) in _FENCES else effects).append(node.start_byte)
         if node.type == "labeled_statement" and (label := node.child_by_field_name("label")) is not None:
-            labels.setdefault(owner.text(label), node.start_byte)
+            labels[scope, owner.text(label)] = node
         if node.type in ("return_statement", "break_statement", "goto_statement"):
             label = node.child_by_field_name("label")
-            exits.append(_Change(node, around, owner.text(label) if label is not None else None))
+            exits.append(_Change(node, around, owner.text(label) if label is not None else None, scope,
+                                 target if node.type == "break_statement" else -1))
+        if node.type == "init_declarator" and (value := node.child_by_field_name("value")) is not None and \
+                value.type == "lambda_expression" and changed is not None and \
+                (name := _changed_name(owner, changed)) is not None:
+            lambdas.setdefault(name, []).append(value)
         inner: _Around = (node, around) if node.type in _LOOPS else around
+        inner_scope = node if node.type == "lambda_expression" else scope
+        inner_target = node.start_byte if node.type in (*_LOOPS, "for_range_loop", "switch_statement") else \
+            -1 if node.type == "lambda_expression" else target
         decided = _deciding(node)
         for child in node.children:
             stack.append((child, (decided, inner) if decided is not None and child != decided and (
-                node.type != "binary_expression" or child == node.child_by_field_name("right")) else inner))
-    return _Changes(found, fences, effects, labels, exits)
+                node.type != "binary_expression" or child == node.child_by_field_name("right")) else inner,
+                inner_scope, inner_target))
+    return _Changes(found, fences, effects, labels, exits, lambdas)
 
 
 def _any_within(starts: list[int], part: Region) -> bool:
