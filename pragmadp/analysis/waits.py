@@ -84,10 +84,10 @@ def _memo(unit: Unit, kind: str) -> dict:
 def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str, frozenset[str]]) \
         -> tuple[Node, Read] | None:
     changes = _changes(owner, function.node)
-    own: dict[tuple[Node, bool], _Scan] = {}      # a part's own scan, and with the lambdas it calls: kept for all
-    merged: dict[tuple[Node, bool], _Found] = {}  # the function's loops (see _carried)
+    own: dict[tuple[Node, bool], _Scan] = {}      # what a part reads and names, itself,
+    merged: dict[tuple[Node, bool], _Found] = {}  # and with the lambdas it calls (both kept for every loop)
 
-    def first_read(loop: Region, body: list[Node], ways_out: Iterator[Node]) -> Read | None:
+    def first_read(loop: _Region, body: list[Node], ways_out: Iterator[Node]) -> Read | None:
         fenced = changes.fenced(loop)
 
         def scan(part: Node) -> _Found:
@@ -96,11 +96,11 @@ def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str,
                 names: set[str] = set()
                 pending, seen = [part], {part}
                 while pending and read is None:   # the part, and the function's lambdas it calls
-                    lambda_part = pending.pop()
-                    if (lambda_part, fenced) not in own:
-                        own[lambda_part, fenced] = _scan(unit, owner, function.node, lambda_part, macros, fenced,
-                                                         changes.lambdas)
-                    read, found, calls = own[lambda_part, fenced]
+                    scanned = pending.pop()
+                    if (scanned, fenced) not in own:
+                        own[scanned, fenced] = _scan(unit, owner, function.node, scanned, macros, fenced,
+                                                     changes.lambdas)
+                    read, found, calls = own[scanned, fenced]
                     names |= found
                     pending += [c for c in calls if c not in seen]
                     seen.update(calls)
@@ -123,10 +123,11 @@ def _waiting_loop(unit: Unit, owner: Unit, function: Function, macros: dict[str,
         return None
 
     for loop in walk(function.node):
+        if loop.type not in _LOOPS or _constant(owner, loop.child_by_field_name("condition")) is False:
+            continue   # (`do { ... } while (0)` runs once)
         body = loop.child_by_field_name("body")
-        if loop.type in _LOOPS and _constant(owner, loop.child_by_field_name("condition")) is not False and \
-                (read := first_read(loop, [body] if body is not None else [], _ways_out(owner, loop, changes))):
-            return loop, read   # (`do { ... } while (0)` runs once)
+        if (read := first_read(loop, [body] if body is not None else [], _ways_out(owner, loop, changes))):
+            return loop, read
     for jump, region, statements in changes.goto_loops():
         if (read := first_read(region, statements, _goto_ways_out(jump, region, changes))) is not None:
             return jump.node, read
@@ -141,7 +142,7 @@ class _Span:
     end_byte: int
 
 
-Region = Node | _Span   # a loop, or a loop made of a goto
+_Region = Node | _Span   # a loop, or a loop made of a goto
 
 
 def _goto_ways_out(jump: _Change, region: _Span, changes: _Changes) -> Iterator[Node]:
@@ -183,7 +184,7 @@ def _scan(unit: Unit, owner: Unit, function_node: Node, part: Node, macros: dict
     return None, frozenset(names), frozenset(calls)
 
 
-def _carried(changes: _Changes, loop: Region, name: str, scan: Callable[[Node], _Found]) -> Read | None:
+def _carried(changes: _Changes, loop: _Region, name: str, scan: Callable[[Node], _Found]) -> Read | None:
     """The read of memory other threads write that a variable the loop sets carries: set from one directly, or
     from a variable that carries one (`int f = atomicAdd(x, 0); if (f) ++i;`: i too), or under what reads one.
     Everything the variable is set from is scanned, once (`scan`, whose answers serve every loop of the function:
@@ -263,7 +264,7 @@ _FIXED = ("identifier", "number_literal", "true", "false", "null", "char_literal
           "cast_expression", "type_descriptor", "primitive_type", "sizeof_expression")
 
 
-def _fixed(owner: Unit, condition: Node, changes: _Changes, loop: Region) -> bool:
+def _fixed(owner: Unit, condition: Node, changes: _Changes, loop: _Region) -> bool:
     """Whether a condition cannot change while the loop runs, for all the loop shows: names and members it does
     not change (but in a `for`'s initializer) and operators on them, no memory, no call (`while (i < n) { if
     (*flag) break; }` ends only by its break; `while (i < n) advance(x, i);` changes i out of sight)."""
@@ -287,7 +288,7 @@ class _Change:
     scope: Node | None = None   # the lambda it is in, if any
     target: int = -1            # of a `break`: where the loop or `switch` it leaves starts
 
-    def deciding(self, loop: Region) -> list[Node]:
+    def deciding(self, loop: _Region) -> list[Node]:
         """What decides, within `loop`, whether the change runs and with what: the conditions of the `if`s and
         `switch`es around it, the operands before it of `&&`, `||` and `?:`, and the inner loops around it whole
         (whatever ends an inner loop decides how often it runs, and what its counter holds after it:
@@ -327,18 +328,18 @@ class _Changes:
                 yield jump, _Span(label.start_byte, jump.node.end_byte), \
                     [n for n in block if label.start_byte <= n.start_byte < jump.node.end_byte]
 
-    def exits(self, region: Region) -> list[_Change]:
+    def exits(self, region: _Region) -> list[_Change]:
         """The statements in `region` that may leave it: `return`, `break`, `goto`."""
         return self._exits[bisect_left(self._exit_starts, region.start_byte):
                            bisect_left(self._exit_starts, region.end_byte)]
 
-    def of(self, name: str, within: Region) -> list[_Change]:
+    def of(self, name: str, within: _Region) -> list[_Change]:
         """The changes to `name` within a loop, or another part of the function."""
         starts = self._starts.get(name, [])
         return self._by_name[name][bisect_left(starts, within.start_byte):bisect_left(starts, within.end_byte)] \
             if starts else []
 
-    def fenced(self, loop: Region) -> bool:
+    def fenced(self, loop: _Region) -> bool:
         """Whether the loop fences memory (`__threadfence()`), so that it reads plain memory again each time, and
         does nothing else to memory (a fence between stores orders them; one in a loop that only loads spins)."""
         return _any_within(self._fences, loop) and not _any_within(self._effects, loop)
@@ -394,7 +395,7 @@ def _changes(owner: Unit, function_node: Node) -> _Changes:
     return _Changes(found, fences, effects, labels, exits, lambdas)
 
 
-def _any_within(starts: list[int], part: Region) -> bool:
+def _any_within(starts: list[int], part: _Region) -> bool:
     """Whether a sorted list of positions has one within `part`."""
     first = bisect_left(starts, part.start_byte)
     return first < len(starts) and starts[first] < part.end_byte
