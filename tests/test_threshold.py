@@ -365,16 +365,23 @@ def test_an_alignment_macro_of_a_header_is_masked_from_the_parser(tmp_path):
 
 def test_alignment_macros_reach_headers_and_only_where_in_effect(tmp_path):
     """A second review's: a header sees the file's own macro; a header's macro in `#if 0` is none, and a
-    function-like one stands for the marker only with its arguments (`int ALIGN = 16;` is a variable)."""
+    function-like one stands for the marker only with its arguments (`int ALIGN = 16;` is a variable). One a
+    header `#undef`s at its end is none in the file (unless a later header defines it again)."""
     tile = "struct Tile { int v; __device__ Tile() { __syncthreads(); } };\n"
     (tmp_path / "types.cuh").write_text(tile + "struct ALIGN(16) H { int k; Tile t; };\n")
     (tmp_path / "skip.cuh").write_text("#pragma once\n#if 0\n#define ALIGN(n) __align__(n)\n#endif\n")
     (tmp_path / "live.cuh").write_text("#pragma once\n#define ALIGN(n) __align__(n)\n")
+    (tmp_path / "done.cuh").write_text("#pragma once\n#define ALIGN(n) __align__(n)\nstruct ALIGN(8) P { int a; };\n"
+                                       "#undef ALIGN\n")
+    rounded = "__device__ int ALIGN(int v) { return (v + 31) & ~31; }\n"
     cases = [('#define ALIGN(n) __align__(n)\n#include "types.cuh"\n', "H h; x[0] = h.k;", "PDCC510",
               PARENT),
              ('#include "skip.cuh"\n__device__ int ALIGN(int v) { return (v + 31) & ~31; }\n', "x[0] = n;",
               None, PARENT.replace("(n + 31) / 32", "ALIGN(n) / 32")),
-             ('#include "live.cuh"\n', "int ALIGN = 16; __syncthreads(); x[0] = n * ALIGN;", "PDCC510", PARENT)]
+             ('#include "live.cuh"\n', "int ALIGN = 16; __syncthreads(); x[0] = n * ALIGN;", "PDCC510", PARENT),
+             ('#include "done.cuh"\n' + rounded, "x[0] = n;", None, PARENT.replace("(n + 31) / 32", "ALIGN(n) / 32")),
+             ('#include "done.cuh"\n#include "live.cuh"\n' + tile + "struct ALIGN(16) H { int k; Tile t; };\n",
+              "H h; x[0] = h.k;", "PDCC510", PARENT)]
     for head, body, rule, parent in cases:
         (tmp_path / "t.cu").write_text(head + f"__global__ void child(int* x, int n) {{ {body} }}\n" + parent)
         remarks = transform_path(str(tmp_path / "t.cu")).remarks

@@ -60,12 +60,14 @@ def included(unit: Unit) -> tuple[Header, ...]:
 
 def alignment_macros_used(unit: Unit) -> tuple[bytes, ...]:
     """The headers' macros for `__align__(n)` (`#define ALIGN(n) __align__(n)`) that the file names, which its
-    parser must not see (frontend.parse); none for a file pdcc had no reason to parse."""
+    parser must not see (frontend.parse): not those a header `#undef`s at its end, whose names the file may use
+    for something else; none for a file pdcc had no reason to parse."""
     if unit.tree.root_node.end_byte == 0:
         return ()
     own = set(frontend.attribute_macros(unit.source, unit.defines))   # masked in the first parse already
-    return tuple(m for m in dict.fromkeys(unit.analysis(_included).alignment_macros) if m not in own and
-                 re.search(rb"\b%s%s" % (re.escape(m.rstrip(b"(")), rb"\s*\(" if m.endswith(b"(") else rb"\b"),
+    reading = unit.analysis(_included)
+    return tuple(m for m in dict.fromkeys(reading.alignment_macros) if m not in own and
+                 m.rstrip(b"(") not in reading.undefined and re.search(rb"\b%s%s" % (re.escape(m.rstrip(b"(")), rb"\s*\(" if m.endswith(b"(") else rb"\b"),
                            unit.source.data))
 
 
@@ -195,12 +197,14 @@ class _Reading:
     headers: tuple[Header, ...]
     unread: tuple[NotRead, ...]
     alignment_macros: list[bytes]   # the command's, the file's and the headers' (`Header.alignment_macros`)
+    undefined: frozenset[bytes] = frozenset()   # those a header ends with `#undef`, in the order read
 
 
 def _included(unit: Unit) -> _Reading:
     found: list[Header] = []
     unread: list[NotRead] = []
     alignment = frontend.attribute_macros(unit.source, unit.defines)
+    undefined: set[bytes] = set()
     seen = set()
     try:
         status = os.stat(unit.source.path)
@@ -219,15 +223,29 @@ def _included(unit: Unit) -> _Reading:
                 why = include.unread or f"past the {MAX_HEADERS} headers pdcc reads, with the headers it includes"
                 unread.append(NotRead(source, include.span, include.name, why))
                 if not include.unread:
-                    return _Reading(tuple(found), tuple(unread), alignment)
+                    return _Reading(tuple(found), tuple(unread), alignment, frozenset(undefined))
                 continue
             # named as a compiler names it: beside the including file, from that file's name; else as found
             shown = os.path.join(os.path.dirname(source.display_path), include.name) if include.beside else include.path
             header = SourceFile(include.path, _as_text(include.data), shown)
             found.append(Header(header, alignment))
-            alignment.extend(frontend.attribute_macros(header, {}))
+            defined = frontend.attribute_macros(header, {})
+            alignment.extend(defined)
+            undefined = (undefined - {m.rstrip(b"(") for m in defined}) | _undefined(header, defined)
             pending.append(header)
-    return _Reading(tuple(found), tuple(unread), alignment)
+    return _Reading(tuple(found), tuple(unread), alignment, frozenset(undefined))
+
+
+def _undefined(header: SourceFile, macros: list[bytes]) -> set[bytes]:
+    """The macros of a header that it `#undef`s after their last `#define` (`#define ALIGN(n) __align__(n)` ...
+    `#undef ALIGN`): the file that includes it may use the name for something else."""
+    last: dict[bytes, str] = {}
+    for directive in header.preprocessor.lines if macros else ():
+        if directive.name in ("define", "undef") and not directive.skipped:
+            words = header.preprocessor.argument(directive)[0].split()
+            if words:
+                last[re.split(rb"\(", words[0].encode("utf-8", "surrogateescape"))[0]] = directive.name
+    return {name for name in (m.rstrip(b"(") for m in macros) if last.get(name) == "undef"}
 
 
 def _as_text(data: bytes) -> bytes:
