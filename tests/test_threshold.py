@@ -384,8 +384,11 @@ def test_alignment_macros_reach_headers_and_only_where_in_effect(tmp_path):
               "H h; x[0] = h.k;", "PDCC510", PARENT)]
     for head, body, rule, parent in cases:
         (tmp_path / "t.cu").write_text(head + f"__global__ void child(int* x, int n) {{ {body} }}\n" + parent)
-        remarks = transform_path(str(tmp_path / "t.cu")).remarks
+        result = transform_path(str(tmp_path / "t.cu"))
+        remarks = result.remarks
         assert [r.rule.id for r in remarks if r.kind.value != "analysis"] == [rule or "PDCC500"], (head, remarks)
+        if head.startswith('#include "done.cuh"\n__device__'):
+            assert_compiles(result.text, tmp_path, "transformed.cu")   # (the name ALIGN a function again)
 
 
 def test_a_command_line_macro_of_bytes_that_are_not_utf8_is_read():
