@@ -66,8 +66,9 @@ def alignment_macros_used(unit: Unit) -> tuple[bytes, ...]:
         return ()
     own = set(frontend.attribute_macros(unit.source, unit.defines))   # masked in the first parse already
     reading = unit.analysis(_included)
-    return tuple(m for m in dict.fromkeys(reading.alignment_macros) if m not in own and
-                 m.rstrip(b"(") not in reading.undefined and re.search(rb"\b%s%s" % (re.escape(m.rstrip(b"(")), rb"\s*\(" if m.endswith(b"(") else rb"\b"),
+    return tuple(m for m in dict.fromkeys(reading.alignment_macros)
+                 if m not in own and m.rstrip(b"(") not in reading.undefined and
+                 re.search(rb"\b%s%s" % (re.escape(m.rstrip(b"(")), rb"\s*\(" if m.endswith(b"(") else rb"\b"),
                            unit.source.data))
 
 
@@ -197,7 +198,7 @@ class _Reading:
     headers: tuple[Header, ...]
     unread: tuple[NotRead, ...]
     alignment_macros: list[bytes]   # the command's, the file's and the headers' (`Header.alignment_macros`)
-    undefined: frozenset[bytes] = frozenset()   # those a header ends with `#undef`, in the order read
+    undefined: frozenset[bytes] = frozenset()   # those a header ends with `#undef` (and no later one defines)
 
 
 def _included(unit: Unit) -> _Reading:
