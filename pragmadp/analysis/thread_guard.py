@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 
 from pragmadp import ir
-from pragmadp.cuda.frontend import Node, Unit, walk
+from pragmadp.cuda.frontend import Node, Unit, unparenthesised, walk
 
 _INTEGERS = re.compile(r"^(?:(?:signed|unsigned)\s+)?(?:int|long|long\s+int|long\s+long|long\s+long\s+int)$|"
                        r"^(?:signed|unsigned)$|^(?:std::)?(?:size_t|ptrdiff_t|u?int(?:32|64)_t)$")
@@ -199,10 +199,10 @@ def _compared(unit: Unit, statement: Node, index: str) -> tuple[Node, Node] | No
     consequence = statement.child_by_field_name("consequence")
     if condition is None or consequence is None or not _returns_nothing(consequence):
         return None
-    tested = _parenthesised(condition.named_children[0]) if condition.named_children else None
+    tested = unparenthesised(condition.named_children[0]) if condition.named_children else None
     if tested is None or tested.type != "binary_expression":
         return None
-    left, right = (_parenthesised(tested.child_by_field_name(side)) for side in ("left", "right"))
+    left, right = (unparenthesised(tested.child_by_field_name(side)) for side in ("left", "right"))
     if left is None or right is None:
         return None
     operator = _operator(unit, tested)
@@ -218,13 +218,6 @@ def _returns_nothing(node: Node) -> bool:
     if node.type == "compound_statement":
         return len(inner) == 1 and _returns_nothing(inner[0])
     return node.type == "return_statement" and not inner
-
-
-def _parenthesised(node: Node | None) -> Node | None:
-    """The node without enclosing parentheses."""
-    while node is not None and node.type == "parenthesized_expression" and len(node.named_children) == 1:
-        node = node.named_children[0]
-    return node
 
 
 def _bare(unit: Unit, node: Node | None) -> Node | None:

@@ -32,10 +32,11 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from pragmadp.cuda import headers
 from pragmadp.cuda.frontend import (Function, Node, Unit, called_name, declared_name, local_bindings, required,
-                                    unwrapped_declarator, walk)
+                                    unparenthesised, unwrapped_declarator, walk)
 
 Read = tuple[Unit, Node]   # a read of memory other threads write, and the unit it is written in
 _Around = tuple[Node, "_Around"] | None   # loops and conditions around a node, innermost first: a linked list
@@ -145,7 +146,7 @@ class _Span:
 _Region = Node | _Span   # a loop, or a loop made of a goto
 
 
-def _goto_ways_out(jump: _Change, region: _Span, changes: _Changes) -> Iterator[Node]:
+def _goto_ways_out(jump: _Exit, region: _Span, changes: _Changes) -> Iterator[Node]:
     """What decides whether a loop made of a `goto` back ends: the conditions around the `goto` within it; for
     one taken always, those around each statement that leaves it (a `return` or `goto` of the same function or
     lambda, a `break` of a loop or `switch` around the label)."""
@@ -212,9 +213,8 @@ def _ways_out(owner: Unit, loop: Node, changes: _Changes) -> Iterator[Node]:
     `continue` of this loop (which skips what the loop does after it, its progress too, unless a `for`'s update
     changes what its condition reads); without a condition that can change (`true`, `1`, `i < n` with neither
     changed in the loop), also that of each one around a statement that leaves it (a `break` of this loop, a
-    `return` of this function, a `goto`). One walk down, each node holding the
-    conditions above it (Node.parent walks down from the root), into inner loops only when a `return` or `goto`
-    there could leave this one."""
+    `return` of this function, a `goto`). One walk down, each node holding the conditions above it (Node.parent
+    walks down from the root), into inner loops only when a `return` or `goto` there could leave this one."""
     condition, update = loop.child_by_field_name("condition"), loop.child_by_field_name("update")
     body = loop.child_by_field_name("body")
     may_end = condition is not None and _constant(owner, condition) is None
@@ -250,8 +250,9 @@ def _constant(owner: Unit, condition: Node | None) -> bool | None:
     None."""
     if condition is None:
         return True
-    while condition.type in ("condition_clause", "parenthesized_expression") and condition.named_child_count == 1:
+    if condition.type == "condition_clause" and condition.named_child_count == 1:
         condition = condition.named_children[0]
+    condition = unparenthesised(condition)
     if condition.type in ("true", "false"):
         return condition.type == "true"
     if condition.type == "number_literal" and re.fullmatch(r"[0-9]+[uUlL]*", owner.text(condition)):
@@ -279,14 +280,10 @@ def _fixed(owner: Unit, condition: Node, changes: _Changes, loop: _Region) -> bo
 @dataclass(frozen=True)
 class _Change:
     """A change a function makes to a variable, or to a member or element it names by the same text (`v = ...`,
-    `int v = ...`, `++v`, `s.i++`, `c[0] = 1`); or a statement that may leave a loop (`return`, `break`, `goto`,
-    with its label)."""
+    `int v = ...`, `++v`, `s.i++`, `c[0] = 1`)."""
 
     node: Node
     around: _Around   # the loops and the conditions around it
-    label: str | None = None   # of a `goto`
-    scope: Node | None = None   # the lambda it is in, if any
-    target: int = -1            # of a `break`: where the loop or `switch` it leaves starts
 
     def deciding(self, loop: _Region) -> list[Node]:
         """What decides, within `loop`, whether the change runs and with what: the conditions of the `if`s and
@@ -303,41 +300,61 @@ class _Change:
         return found
 
 
+@dataclass(frozen=True)
+class _Exit(_Change):
+    """A statement that may leave a loop: `return`, `break`, `goto`."""
+
+    label: str | None     # of a `goto`
+    scope: Node | None    # the lambda it is in, if any
+    target: int           # of a `break`: where the loop or `switch` it leaves starts (else -1)
+
+
+_Placed = TypeVar("_Placed", bound=_Change)
+
+
+class _InOrder(Generic[_Placed]):
+    """Changes or exits in source order, those within a loop found by bisection."""
+
+    def __init__(self, found: list[_Placed]):
+        self.all = sorted(found, key=lambda c: c.node.start_byte)
+        self._starts = [c.node.start_byte for c in self.all]
+
+    def within(self, region: _Region) -> list[_Placed]:
+        return self.all[bisect_left(self._starts, region.start_byte):bisect_left(self._starts, region.end_byte)]
+
+
 class _Changes:
     """A function's changes to its variables, members and elements by name (_changed_name), its memory fences, and
     what else in it may write memory (calls, stores), in source order: those in a loop are found by where they
     are (a nest of loops shares one list, not one per loop)."""
 
     def __init__(self, by_name: dict[str, list[_Change]], fences: list[int], effects: list[int],
-                 labels: dict[tuple[Node | None, str], Node], exits: list[_Change], lambdas: dict[str, list[Node]]):
-        self._by_name = {name: sorted(found, key=lambda c: c.node.start_byte) for name, found in by_name.items()}
-        self._starts = {name: [c.node.start_byte for c in found] for name, found in self._by_name.items()}
+                 labels: dict[tuple[Node | None, str], Node], exits: list[_Exit], lambdas: dict[str, list[Node]]):
+        self._by_name = {name: _InOrder(found) for name, found in by_name.items()}
         self._fences, self._effects = sorted(fences), sorted(effects)
         self._labels = labels
-        self._exits = sorted(exits, key=lambda c: c.node.start_byte)
-        self._exit_starts = [c.node.start_byte for c in self._exits]
+        self._exits = _InOrder(exits)
         self.lambdas = lambdas   # each lambda a variable of that name is set to
 
-    def goto_loops(self) -> Iterator[tuple[_Change, _Span, list[Node]]]:
+    def goto_loops(self) -> Iterator[tuple[_Exit, _Span, list[Node]]]:
         """Each `goto` to a label before it (in the same function or lambda), the loop it makes, and the
         statements of that loop: the label's and those after it in its block, up to the one holding the `goto`."""
-        for jump in self._exits:
+        for jump in self.exits(None):
             label = self._labels.get((jump.scope, jump.label)) if jump.label is not None else None
             if label is not None and label.start_byte < jump.node.start_byte:
                 block = label.parent.named_children if label.parent is not None else [label]
                 yield jump, _Span(label.start_byte, jump.node.end_byte), \
                     [n for n in block if label.start_byte <= n.start_byte < jump.node.end_byte]
 
-    def exits(self, region: _Region) -> list[_Change]:
-        """The statements in `region` that may leave it: `return`, `break`, `goto`."""
-        return self._exits[bisect_left(self._exit_starts, region.start_byte):
-                           bisect_left(self._exit_starts, region.end_byte)]
+    def exits(self, region: _Region | None) -> list[_Exit]:
+        """The statements in `region` (None: anywhere in the function) that may leave it: `return`, `break`,
+        `goto`."""
+        return self._exits.all if region is None else self._exits.within(region)
 
     def of(self, name: str, within: _Region) -> list[_Change]:
         """The changes to `name` within a loop, or another part of the function."""
-        starts = self._starts.get(name, [])
-        return self._by_name[name][bisect_left(starts, within.start_byte):bisect_left(starts, within.end_byte)] \
-            if starts else []
+        found = self._by_name.get(name)
+        return found.within(within) if found is not None else []
 
     def fenced(self, loop: _Region) -> bool:
         """Whether the loop fences memory (`__threadfence()`), so that it reads plain memory again each time, and
@@ -353,7 +370,7 @@ def _changes(owner: Unit, function_node: Node) -> _Changes:
     fences: list[int] = []
     effects: list[int] = []
     labels: dict[tuple[Node | None, str], Node] = {}
-    exits: list[_Change] = []
+    exits: list[_Exit] = []
     lambdas: dict[str, list[Node]] = {}
     # a node, the loops and conditions around it, the lambda it is in, where the loop or switch around it starts
     stack: list[tuple[Node, _Around, Node | None, int]] = [(function_node, None, None, -1)]
@@ -377,8 +394,8 @@ def _changes(owner: Unit, function_node: Node) -> _Changes:
             labels[scope, owner.text(label)] = node
         if node.type in ("return_statement", "break_statement", "goto_statement"):
             label = node.child_by_field_name("label")
-            exits.append(_Change(node, around, owner.text(label) if label is not None else None, scope,
-                                 target if node.type == "break_statement" else -1))
+            exits.append(_Exit(node, around, owner.text(label) if label is not None else None, scope,
+                               target if node.type == "break_statement" else -1))
         if node.type == "init_declarator" and (value := node.child_by_field_name("value")) is not None and \
                 value.type == "lambda_expression" and changed is not None and \
                 (name := _changed_name(owner, changed)) is not None:
@@ -405,8 +422,7 @@ def _changed_name(owner: Unit, node: Node) -> str | None:
     """What a change to `node` is kept under, and a use of it looked up by: a variable's name, or the text of a
     member, an element or a dereference without its spaces (`s.i`, `c[0]`, `*p`, `q->n`); None for anything
     else."""
-    while node.type == "parenthesized_expression" and node.named_child_count == 1:
-        node = node.named_children[0]
+    node = unparenthesised(node)
     if node.type == "identifier":
         return owner.text(node)
     if node.type in ("field_expression", "subscript_expression") or _plain_load(owner, node):

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Optional, TypeVar
 from dataclasses import dataclass, field
 
 import tree_sitter
@@ -338,6 +339,16 @@ def required(node: Node, field_name: str) -> Node:
     child = node.child_by_field_name(field_name)
     assert child is not None, (node.type, field_name)
     return child
+
+
+_MaybeNode = TypeVar("_MaybeNode", Node, Optional[Node])
+
+
+def unparenthesised(node: _MaybeNode) -> _MaybeNode:
+    """The expression inside the parentheses around it (`((x))`: `x`), or the node itself."""
+    while node is not None and node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node
 
 
 def walk(node: Node) -> Iterator[Node]:
