@@ -5,7 +5,9 @@ depends on `threadIdx` (directly, through variables, through loads indexed by it
 see into (an atomic's old value, a random generator), on memory the function itself writes, or on
 assignments made under a divergent condition or loop. A kernel's parameters, `blockIdx`, `blockDim`,
 `gridDim` and constants are uniform; a `__device__` function's parameters are not (its callers may pass
-each thread its own value). The analysis is flow-insensitive over one function, by name, and errs towards
+each thread its own value). A `__shared__` scalar is uniform whoever writes it: a program without data races
+reads it only where no thread of the block is writing it, so every thread of the block reads the same value
+(`if (threadIdx.x == 0) last = ...; __syncthreads(); if (!last) return;`). The analysis is flow-insensitive over one function, by name, and errs towards
 "divergent": melding a branch that does not diverge costs a little, refusing one that does loses the
 whole gain.
 """
@@ -69,10 +71,11 @@ def of_function(unit: Unit, function: Node) -> Divergence:
                                                 "thread its own value"
     assignments = list(_assignments(unit, body))
     found.written = {target for target, _, _, memory in assignments if memory}
+    shared = _shared_scalars(unit, body)
     for _ in range(_ROUNDS):
         before = len(found.names)
         for target, value, controls, memory in assignments:
-            if memory or target in found.names:
+            if memory or target in found.names or target in shared:
                 continue
             why = found.why(unit, value) if value is not None else None
             control = next((c for c in controls if found.why(unit, c)), None)
@@ -107,6 +110,13 @@ def _assignments(unit: Unit, body: Node):
                 root = inner
             if root.type == "identifier":
                 yield unit.text(root), value, _controls(node), memory
+
+
+def _shared_scalars(unit: Unit, body: Node) -> set[str]:
+    """The names `body` declares `__shared__` that are not arrays (`__shared__ bool last;`)."""
+    return {unit.text(declarator) for node in walk(body) if node.type == "declaration"
+            and any(c.type == "type_qualifier" and unit.text(c) == "__shared__" for c in node.children)
+            for declarator in node.children_by_field_name("declarator") if declarator.type == "identifier"}
 
 
 def _controls(node: Node) -> list[Node]:
