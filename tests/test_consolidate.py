@@ -312,6 +312,25 @@ def test_children_that_synchronise_run_as_launched_only_when_they_can(replacemen
     assert "pdcc_queue" not in result.text
 
 
+@pytest.mark.parametrize("flag, runs_as_launched", [("__shared__ bool last;", True), ("bool last = false;", False)])
+def test_the_last_block_pattern_returns_uniformly_through_a_shared_flag(flag: str, runs_as_launched: bool):
+    """`if (threadIdx.x == 0) last = atomicAdd(...) == gridDim.x - 1; __syncthreads(); if (!last) return;`:
+    thread 0 decides, but a __shared__ scalar reads the same in every thread of the block, so the return is
+    taken by whole blocks and the barriers' blocks run as launched. A local the same thread sets is not."""
+    code = WALK.replace("PRAGMA", "consldt(block)").replace("AFTER", "").replace(
+        "  int i = blockIdx.x", f"  {flag}\n  __syncthreads();\n  if (threadIdx.x == 0) last = atomicAdd(depth, 1) "
+        "== gridDim.x - 1;\n  __syncthreads();\n  if (!last) return;\n  int i = blockIdx.x").replace(
+        "  if (i >= child_ptr[node + 1] - first) return;\n", "")
+    result = run(code)
+    missed = [r for r in result.remarks if r.kind.value == "missed"]
+    if runs_as_launched:
+        assert remarks(result, "PDCC570") and not missed, [r.message for r in missed]
+        assert "as launched" in remarks(result, "PDCC570")[0].message
+    else:
+        assert [r.rule.id for r in missed] == ["PDCC510"]
+        assert "the return at line 6 may be taken by some threads of a block" in missed[0].message
+
+
 def test_a_barrier_under_a_uniform_return_runs_as_launched_and_its_threshold_is_missed():
     """A return every thread of a block takes together (it depends on the node, not the thread) leaves no
     barrier waiting; a threshold would run an item's threads one after another in one thread, which its
