@@ -49,11 +49,13 @@ def nvcc_compile(source: Path, workdir: Path, *extra: str) -> subprocess.Complet
 
 
 def assert_compiles(text: str, workdir: Path, name: str = "t.cu") -> None:
-    """Writes a transformed file and asserts that nvcc compiles it (the compiler's errors shown if not)."""
+    """Writes a transformed file and asserts that nvcc compiles it without a warning (what it said shown if
+    not): generated code is held to the user's standards."""
     source = workdir / name
     source.write_text(text)
     compiled = nvcc_compile(source, workdir)
     assert compiled.returncode == 0, compiled.stderr
+    assert "warning" not in compiled.stderr, compiled.stderr
 
 
 def host_build_and_run(source: Path, workdir: Path) -> subprocess.CompletedProcess:
