@@ -187,7 +187,9 @@ EXPLANATIONS: dict[str, str] = {
         aggregated block holds idle threads beyond its record's block size, which never reach the barrier),
         and so does consolidation of a recursion (an item's threads do not run together as the blocks they
         were launched as) unless every launch of the recursion gives the same one-dimensional block size: the
-        consumer then runs each block of an item as launched. coarsen works: a coarsened block puts a
+        consumer then runs each block of an item as launched, provided no return is taken by some threads of
+        a block and not others (a condition on threadIdx is; one on a __shared__ flag that a thread sets before
+        a barrier, the last-block pattern, is not). coarsen works: a coarsened block puts a
         __syncthreads() between the original blocks it runs. The end of the message says which pass gave up;
         use coarsen for such a child, or remove the barrier if its threads need not cooperate.""",
     "PDCC511": """\
@@ -518,8 +520,9 @@ EXPLANATIONS: dict[str, str] = {
         that melds and one that does not).""",
     "PDCC803": """\
         An analysis remark: the if's condition is the same for every thread of a warp. It reads only
-        parameters, constants and block-wide values: not threadIdx (directly, or through variables, loads it
-        indexes or calls), nor memory the function writes (analysis/divergence.py); so a warp never runs both
+        parameters, constants and block-wide values (a __shared__ scalar reads the same in every thread of a
+        block, whichever thread wrote it): not threadIdx (directly, or through variables, loads it indexes or
+        calls), nor memory the function writes (analysis/divergence.py); so a warp never runs both
         sides and there is nothing to meld. The if/else is left as written, at no cost: a uniform branch does
         not diverge. Remove the pragma, or put it on a branch whose condition depends on the thread.""",
     "PDCC804": """\
