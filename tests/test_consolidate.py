@@ -313,7 +313,7 @@ def test_children_that_synchronise_run_as_launched_only_when_they_can(replacemen
 
 
 @pytest.mark.parametrize("flag, runs_as_launched", [("__shared__ bool last;", True), ("bool last = false;", False)])
-def test_the_last_block_pattern_returns_uniformly_through_a_shared_flag(flag: str, runs_as_launched: bool):
+def test_the_last_block_pattern_returns_uniformly_through_a_shared_flag(flag: str, runs_as_launched: bool, tmp_path):
     """`if (threadIdx.x == 0) last = atomicAdd(...) == gridDim.x - 1; __syncthreads(); if (!last) return;`:
     thread 0 decides, but a __shared__ scalar reads the same in every thread of the block, so the return is
     taken by whole blocks and the barriers' blocks run as launched. A local the same thread sets is not."""
@@ -326,6 +326,7 @@ def test_the_last_block_pattern_returns_uniformly_through_a_shared_flag(flag: st
     if runs_as_launched:
         assert remarks(result, "PDCC570") and not missed, [r.message for r in missed]
         assert "as launched" in remarks(result, "PDCC570")[0].message
+        assert_compiles(result.text, tmp_path)
     else:
         assert [r.rule.id for r in missed] == ["PDCC510"]
         assert "the return at line 6 may be taken by some threads of a block" in missed[0].message
