@@ -80,6 +80,7 @@ def test_nothing_pdcc_writes_synchronises_on_the_device():
 
 
 @pytest.mark.nvcc
-@pytest.mark.parametrize("body", ["x[threadIdx.x] = n;", "__shared__ int s[32]; s[threadIdx.x] = n; __syncthreads(); x[threadIdx.x] = s[0];"])
+@pytest.mark.parametrize("body", ["x[threadIdx.x] = n;",
+                                  "__shared__ int s[32]; s[threadIdx.x] = n; __syncthreads(); x[threadIdx.x] = s[0];"])
 def test_coarsened_code_compiles(body: str, tmp_path):
     assert_compiles(run(body, "threshold(64) coarsen(4)").text, tmp_path, "c.cu")

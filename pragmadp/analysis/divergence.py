@@ -7,16 +7,16 @@ assignments made under a divergent condition or loop. A kernel's parameters, `bl
 `gridDim` and constants are uniform; a `__device__` function's parameters are not (its callers may pass
 each thread its own value). A `__shared__` scalar is uniform whoever writes it: a program without data races
 reads it only where no thread of the block is writing it, so every thread of the block reads the same value
-(`if (threadIdx.x == 0) last = ...; __syncthreads(); if (!last) return;`). The analysis is flow-insensitive over one function, by name, and errs towards
-"divergent": melding a branch that does not diverge costs a little, refusing one that does loses the
-whole gain.
+(`if (threadIdx.x == 0) last = ...; __syncthreads(); if (!last) return;`). The analysis is flow-insensitive
+over one function, by name, and errs towards "divergent": melding a branch that does not diverge costs a
+little, refusing one that does loses the whole gain.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pragmadp.cuda.frontend import Node, Unit, kernel_call_syntax, walk
+from pragmadp.cuda.frontend import Node, Unit, declared_name, kernel_call_syntax, walk
 
 _THREAD_VARYING = {"threadIdx", "__lane_id", "laneid", "clock", "clock64", "__clock", "curand", "curand_uniform",
                    "curand_normal"}
@@ -113,10 +113,18 @@ def _assignments(unit: Unit, body: Node):
 
 
 def _shared_scalars(unit: Unit, body: Node) -> set[str]:
-    """The names `body` declares `__shared__` that are not arrays (`__shared__ bool last;`)."""
-    return {unit.text(declarator) for node in walk(body) if node.type == "declaration"
-            and any(c.type == "type_qualifier" and unit.text(c) == "__shared__" for c in node.children)
-            for declarator in node.children_by_field_name("declarator") if declarator.type == "identifier"}
+    """The names `body` declares `__shared__` and not arrays (`__shared__ bool last;`), and nowhere as
+    anything else (the analysis goes by name: a local of the same name in another scope is per thread)."""
+    shared: set[str] = set()
+    other: set[str] = set()
+    for node in walk(body):
+        if node.type == "declaration":
+            is_shared = any(c.type == "type_qualifier" and unit.text(c) == "__shared__" for c in node.children)
+            for declarator in node.children_by_field_name("declarator"):
+                name = declared_name(declarator)
+                if name is not None:
+                    (shared if is_shared and declarator.type == "identifier" else other).add(unit.text(name))
+    return shared - other
 
 
 def _controls(node: Node) -> list[Node]:
