@@ -520,10 +520,10 @@ EXPLANATIONS: dict[str, str] = {
         that melds and one that does not).""",
     "PDCC803": """\
         An analysis remark: the if's condition is the same for every thread of a warp. It reads only
-        parameters, constants and block-wide values (a __shared__ scalar reads the same in every thread of a
-        block, whichever thread wrote it): not threadIdx (directly, or through variables, loads it indexes or
-        calls), nor memory the function writes (analysis/divergence.py); so a warp never runs both
-        sides and there is nothing to meld. The if/else is left as written, at no cost: a uniform branch does
+        parameters, constants and block-wide values (a __shared__ scalar that is not volatile reads the same
+        in every thread of a block, whichever thread wrote it): not threadIdx (directly, or through variables,
+        loads it indexes or calls), nor memory the function writes (analysis/divergence.py); so a warp never
+        runs both sides and there is nothing to meld. The if/else is left as written, at no cost: a uniform branch does
         not diverge. Remove the pragma, or put it on a branch whose condition depends on the thread.""",
     "PDCC804": """\
         Under --auto pdcc considers for melding every if with an else in __global__ and __device__ functions

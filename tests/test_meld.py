@@ -449,9 +449,10 @@ def test_divergence_is_found_through_variables_and_loads():
     device = transform(SourceFile("d.cu", f"__device__ void d(int* out, int n) {{\n{branch}".encode()))
     assert "PDCC803" in rules_of(kernel) and "PDCC800" in rules_of(device)
     # A __shared__ scalar one thread sets reads the same in every thread of the block; a local it sets does not,
-    # nor (the analysis goes by name) a shared one that a local of another scope shadows.
+    # nor (the analysis goes by name) a shared one that a local of another scope shadows, nor a volatile one.
     for flag, rule in (("__shared__ int w;", "PDCC803"), ("int w = 0;", "PDCC800"),
-                       ("__shared__ int w;\n  for (int w = 0; w < t; w++) out[w] = 0;", "PDCC800")):
+                       ("__shared__ int w;\n  for (int w = 0; w < t; w++) out[w] = 0;", "PDCC800"),
+                       ("volatile __shared__ int w;", "PDCC800")):
         shared = meld(f"  {flag}\n  if (t == 0) w = in[0];\n  __syncthreads();\n#pragma meld\n"
                       "  if (w > 3) { out[t] = t * 3; } else { out[t] = t * 5; }")
         assert rule in rules_of(shared), (flag, rules_of(shared))

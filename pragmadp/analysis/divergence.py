@@ -114,12 +114,14 @@ def _assignments(unit: Unit, body: Node):
 
 def _shared_scalars(unit: Unit, body: Node) -> set[str]:
     """The names `body` declares `__shared__` and not arrays (`__shared__ bool last;`), and nowhere as
-    anything else (the analysis goes by name: a local of the same name in another scope is per thread)."""
+    anything else (the analysis goes by name: a local of the same name in another scope is per thread).
+    Not `volatile` ones: those are read while other threads write them (a flag polled in a loop)."""
     shared: set[str] = set()
     other: set[str] = set()
     for node in walk(body):
         if node.type == "declaration":
-            is_shared = any(c.type == "type_qualifier" and unit.text(c) == "__shared__" for c in node.children)
+            qualifiers = {unit.text(c) for c in node.children if c.type == "type_qualifier"}
+            is_shared = "__shared__" in qualifiers and "volatile" not in qualifiers
             for declarator in node.children_by_field_name("declarator"):
                 name = declared_name(declarator)
                 if name is not None:
