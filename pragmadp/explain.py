@@ -188,8 +188,10 @@ EXPLANATIONS: dict[str, str] = {
         and so does consolidation of a recursion (an item's threads do not run together as the blocks they
         were launched as) unless every launch of the recursion gives the same one-dimensional block size: the
         consumer then runs each block of an item as launched, provided no return is taken by some threads of
-        a block and not others (a condition on threadIdx is; one on a __shared__ flag that a thread sets before
-        a barrier, the last-block pattern, is not). coarsen works: a coarsened block puts a
+        a block and not others (a condition on threadIdx is, and so is a return in a loop that some threads
+        `continue` or leave first; a condition on a __shared__ flag that a thread sets before a barrier, the
+        last-block pattern, is not, unless the flag is read as others write it: volatile, behind `&`, or
+        written in a loop without a barrier). coarsen works: a coarsened block puts a
         __syncthreads() between the original blocks it runs. The end of the message says which pass gave up;
         use coarsen for such a child, or remove the barrier if its threads need not cooperate.""",
     "PDCC511": """\

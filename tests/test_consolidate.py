@@ -332,6 +332,37 @@ def test_the_last_block_pattern_returns_uniformly_through_a_shared_flag(flag: st
         assert "the return at line 6 may be taken by some threads of a block" in missed[0].message
 
 
+@pytest.mark.parametrize("head", [
+    # an early-exit flag: written by an atomic and read through a volatile cast, or a volatile pointer to it
+    "__shared__ int found;\n  if (threadIdx.x == 0) found = 0;\n  __syncthreads();\n  for (int k = 0; k < 8; ++k) {\n"
+    "    if (*(volatile int*)&(found)) return;\n    if (children[k * 128 + threadIdx.x] == node) atomicExch(&found, 1);\n  }",
+    "__shared__ int found;\n  volatile int* seen = &found;\n  if (threadIdx.x == 0) found = 0;\n  __syncthreads();\n"
+    "  for (int k = 0; k < 8; ++k) {\n    if (*seen) return;\n    if (children[k * 128 + threadIdx.x] == node) "
+    "atomicOr(&found, 1);\n  }",
+    # the same flag written and read in a loop without a barrier
+    "__shared__ int found;\n  if (threadIdx.x == 0) found = 0;\n  __syncthreads();\n  for (int k = 0; k < 8; ++k) {\n"
+    "    if (found) return;\n    if (children[k * 128 + threadIdx.x] == node) found = 1;\n  }",
+    # a uniform flag, but only the threads that did not `continue` reach the return
+    "__shared__ int stop;\n  if (threadIdx.x == 0) stop = depth[node] > 4;\n  __syncthreads();\n"
+    "  for (int k = 0; k < 1; ++k) {\n    if (threadIdx.x >= child_ptr[node + 1] - child_ptr[node]) continue;\n"
+    "    if (stop) return;\n  }",
+    # a parameter that a __shared__ of an inner scope shadows keeps its per-thread value
+    "{ __shared__ int node; if (threadIdx.x == 0) node = 1; __syncthreads(); depth[0] += node; }\n"
+    "  node = node + threadIdx.x;\n  if (node > 100) return;",
+])
+def test_returns_some_threads_of_a_block_may_take_are_refused(head: str):
+    """Found by review: a __shared__ flag is block-uniform only where no thread reads it as others write it,
+    and a return after a divergent `continue` is not reached by every thread."""
+    code = WALK.replace("PRAGMA", "consldt(block)").replace("AFTER", "").replace(
+        "  int i = blockIdx.x", f"  {head}\n  __syncthreads();\n  int i = blockIdx.x").replace(
+        "  if (i >= child_ptr[node + 1] - first) return;\n", "")
+    result = run(code)
+    missed = [r for r in result.remarks if r.kind.value == "missed"]
+    assert [r.rule.id for r in missed] == ["PDCC510"], [r.message for r in result.remarks]
+    assert "may be taken by some threads of a block" in missed[0].message
+    assert "pdcc_queue" not in result.text
+
+
 def test_a_barrier_under_a_uniform_return_runs_as_launched_and_its_threshold_is_missed():
     """A return every thread of a block takes together (it depends on the node, not the thread) leaves no
     barrier waiting; a threshold would run an item's threads one after another in one thread, which its

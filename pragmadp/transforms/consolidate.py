@@ -82,6 +82,7 @@ _COOPERATING = (rules.CHILD_BARRIER, rules.CHILD_SHARED, rules.CHILD_WARP)  # fi
 _SAME_AS_LAUNCHED = {"threadIdx", "blockDim"}  # what a callee reads of them is the item's too, then
 _OUTCOME = "; the launches are left as written"
 # Statements and expressions under which a launch may not run: the recursion has a way to end.
+_LOOPS = {"for_statement", "for_range_loop", "while_statement", "do_statement"}
 _CONDITIONAL = {"if_statement", "for_statement", "for_range_loop", "while_statement", "do_statement", "switch_statement",
                 "case_statement", "conditional_expression", "try_statement", "lambda_expression"}
 _DECLARING = {"init_declarator", "parameter_declaration", "declaration", "pointer_declarator", "reference_declarator",
@@ -536,18 +537,33 @@ def _as_launched_keeps(obstacle: serial.Obstacle) -> bool:
 
 
 def _divergent_return(unit: Unit, function: Function) -> Node | None:
-    """A return of the kernel's body under a condition that may differ between its threads."""
+    """A return of the kernel's body that some threads of a block may take and others not: under a condition
+    that may differ between its threads, or in a loop some of them go on with (`continue`) or leave (`break`)
+    under such a condition before the others reach the return."""
     assert function.body is not None   # a kernel that launches
     divergent = divergence.of_function(unit, function.node)
+
+    def diverges(node: Node, top: Node) -> bool:
+        """Whether a condition around `node`, inside `top`, may differ between threads."""
+        outer = node.parent
+        while outer is not None and outer != top:
+            condition = outer.child_by_field_name("condition")
+            if outer.type in _CONDITIONAL and condition is not None and divergent.why(unit, condition) is not None:
+                return True
+            outer = outer.parent
+        return False
+
     for node in walk(function.body):
         if node.type != "return_statement":
             continue
-        outer = node.parent
-        while outer is not None and outer != function.body:
-            condition = outer.child_by_field_name("condition")
-            if outer.type in _CONDITIONAL and condition is not None and divergent.why(unit, condition) is not None:
+        if diverges(node, function.body):
+            return node
+        loop = node.parent
+        while loop is not None and loop != function.body:
+            jumps = (n for n in walk(loop) if n.type in ("continue_statement", "break_statement"))
+            if loop.type in _LOOPS and any(diverges(jump, loop) for jump in jumps):
                 return node
-            outer = outer.parent
+            loop = loop.parent
     return None
 
 
