@@ -15,9 +15,11 @@ little, refusing one that does loses the whole gain.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
-from pragmadp.cuda.frontend import (Node, Unit, called_name, declared_name, declared_names, kernel_call_syntax,
+from pragmadp.analysis import ctype
+from pragmadp.cuda.frontend import (LOOPS, Node, Unit, called_name, declared_names, kernel_call_syntax,
                                     unparenthesised, walk)
 
 _THREAD_VARYING = {"threadIdx", "__lane_id", "laneid", "clock", "clock64", "__clock", "curand", "curand_uniform",
@@ -25,7 +27,6 @@ _THREAD_VARYING = {"threadIdx", "__lane_id", "laneid", "clock", "clock64", "__cl
 _PURE = {"min", "max", "abs", "fabs", "fabsf", "sqrt", "sqrtf", "rsqrtf", "expf", "exp", "logf", "log", "sinf",
          "cosf", "powf", "pow", "floorf", "ceilf", "floor", "ceil", "fminf", "fmaxf", "__popc", "__clz", "__ffs"}
 _DECLARATIONS = ("declaration", "parameter_declaration")
-_LOOPS = ("for_statement", "for_range_loop", "while_statement", "do_statement")
 _BARRIER = re.compile(r"^(__syncthreads(_count|_and|_or)?|__barrier_sync)$")   # block-wide ones
 _ROUNDS = 8   # a fixpoint over names settles in as many rounds as the longest chain of assignments
 
@@ -75,11 +76,10 @@ def of_function(unit: Unit, function: Node) -> Divergence:
             found.names[unit.text(parameter)] = "is a parameter of a device function, whose callers may pass each " \
                                                 "thread its own value"
     assignments = list(_assignments(unit, body))
+    types = unit.analysis(ctype.of_function, function)
     # Memory the function stores to, and what it reads through volatile names: others write it meanwhile.
-    found.written = {target for target, _, _, memory in assignments if memory} | {
-        name for declaration in walk(function) if "volatile" in _qualifiers(unit, declaration)
-        for name in (unit.text(n) for n in declared_names(declaration))}
-    shared = _shared_scalars(unit, function)
+    found.written = {target for target, _, _, memory in assignments if memory} | types.volatile
+    shared = _shared_scalars(unit, function, types)
     for _ in range(_ROUNDS):
         before = len(found.names)
         for target, value, controls, memory in assignments:
@@ -120,36 +120,23 @@ def _assignments(unit: Unit, body: Node):
                 yield unit.text(root), value, _controls(node), memory
 
 
-def _shared_scalars(unit: Unit, function: Node) -> set[str]:
-    """The names the function declares `__shared__` and not arrays (`__shared__ bool last;`) that every
-    thread of a block reads alike: declared nowhere as anything else, a parameter included (the analysis
-    goes by name); not `volatile`, never behind `&` (an atomic, a volatile cast or a pointer reaches them
-    while other threads write them: an early-exit flag), and not written in a loop without a barrier (read
-    there as others write it)."""
-    shared: set[str] = set()
-    other: set[str] = set()
+def _shared_scalars(unit: Unit, function: Node, types: ctype.Types) -> set[str]:
+    """The function's `__shared__` names, not arrays (`__shared__ bool last;`), that every thread of a block
+    reads alike: declared once in it (the analysis goes by name, and a parameter or a local of another scope
+    may share it); not `volatile`, never behind `&` (an atomic, a volatile cast or a pointer reaches them while
+    other threads write them: an early-exit flag), and not written in a loop without a barrier (read there as
+    others write it)."""
+    declared = Counter(unit.text(name) for node in walk(function) if node.type in _DECLARATIONS
+                       for name in declared_names(node))
+    read_as_written: set[str] = set()
     for node in walk(function):
-        if node.type in _DECLARATIONS:
-            qualifiers = _qualifiers(unit, node)
-            is_shared = "__shared__" in qualifiers and "volatile" not in qualifiers
-            for declarator in node.children_by_field_name("declarator"):
-                name = declared_name(declarator)
-                if name is not None:
-                    (shared if is_shared and declarator.type == "identifier" else other).add(unit.text(name))
-        elif node.type == "pointer_expression" and unit.text(node).startswith("&"):
-            other.add(unit.text(unparenthesised(node.child_by_field_name("argument")) or node))
-        elif node.type in _LOOPS and not any(n.type == "call_expression" and _BARRIER.match(called_name(unit, n) or "")
-                                             for n in walk(node)):
-            other.update(name for name, _, _, memory in _assignments(unit, node) if not memory)
-    return shared - other
-
-
-def _qualifiers(unit: Unit, node: Node) -> set[str]:
-    """The type qualifiers of a declaration or parameter (`__shared__`, `volatile`, `const`); none for
-    anything else."""
-    if node.type not in _DECLARATIONS:
-        return set()
-    return {unit.text(c) for c in node.children if c.type == "type_qualifier"}
+        if node.type == "pointer_expression" and unit.text(node).startswith("&"):
+            read_as_written.add(unit.text(unparenthesised(node.child_by_field_name("argument")) or node))
+        elif node.type in LOOPS and not any(_BARRIER.match(called_name(unit, n) or "") for n in walk(node)
+                                            if n.type == "call_expression"):
+            read_as_written.update(name for name, _, _, memory in _assignments(unit, node) if not memory)
+    return {name for name in types.shared - types.volatile - types.arrays.keys() if declared[name] == 1} - \
+        read_as_written
 
 
 def _controls(node: Node) -> list[Node]:

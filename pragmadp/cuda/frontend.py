@@ -476,7 +476,7 @@ def kernel_call_syntax(call: Node) -> Node | None:
     return next((child for child in call.children if child.type == "kernel_call_syntax"), None)
 
 
-_LOOPS = {"for_statement", "for_range_loop", "while_statement", "do_statement"}
+LOOPS = frozenset({"for_statement", "for_range_loop", "while_statement", "do_statement"})   # node types
 
 
 def in_loop(launch: Launch) -> bool:
@@ -484,7 +484,7 @@ def in_loop(launch: Launch) -> bool:
     assert launch.enclosing is not None   # a site's launch is in a function
     node: Node | None = launch.statement
     while node is not None and node != launch.enclosing.body:
-        if node.type in _LOOPS or _body_of_a_loop_cut_by_a_pragma(node):
+        if node.type in LOOPS or _body_of_a_loop_cut_by_a_pragma(node):
             return True
         node = node.parent
     return False

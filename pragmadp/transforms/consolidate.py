@@ -52,7 +52,7 @@ from pragmadp import ir
 from pragmadp.analysis import ctype, divergence, serial, thread_guard, writes
 from pragmadp.cgen import printer, templates
 from pragmadp.cuda import headers
-from pragmadp.cuda.frontend import (Function, Node, Site, Unit, called_name, declared_name, declared_names,
+from pragmadp.cuda.frontend import (LOOPS, Function, Node, Site, Unit, called_name, declared_name, declared_names,
                                     kernel_call_syntax, launched_identifier, node_text, required, scoped_name, walk)
 from pragmadp.directives import AggThreshold, Blocks, Buffer, Consolidate, Threads, Value, Work
 from pragmadp.report import rules
@@ -82,12 +82,10 @@ _COOPERATING = (rules.CHILD_BARRIER, rules.CHILD_SHARED, rules.CHILD_WARP)  # fi
 _SAME_AS_LAUNCHED = {"threadIdx", "blockDim"}  # what a callee reads of them is the item's too, then
 _OUTCOME = "; the launches are left as written"
 # Statements and expressions under which a launch may not run: the recursion has a way to end.
-_LOOPS = {"for_statement", "for_range_loop", "while_statement", "do_statement"}
 _CONDITIONAL = {"if_statement", "for_statement", "for_range_loop", "while_statement", "do_statement", "switch_statement",
                 "case_statement", "conditional_expression", "try_statement", "lambda_expression"}
 _DECLARING = {"init_declarator", "parameter_declaration", "declaration", "pointer_declarator", "reference_declarator",
               "array_declarator"}
-_LOOPS = {"for_statement", "for_range_loop", "while_statement", "do_statement"}
 _EXITS = {"return_statement", "goto_statement", "throw_statement"}
 _ADDRESSING = {"subscript_expression", "field_expression", "pointer_expression", "parenthesized_expression",
                "cast_expression"}
@@ -561,7 +559,7 @@ def _divergent_return(unit: Unit, function: Function) -> Node | None:
         loop = node.parent
         while loop is not None and loop != function.body:
             jumps = (n for n in walk(loop) if n.type in ("continue_statement", "break_statement"))
-            if loop.type in _LOOPS and any(diverges(jump, loop) for jump in jumps):
+            if loop.type in LOOPS and any(diverges(jump, loop) for jump in jumps):
                 return node
             loop = loop.parent
     return None
@@ -768,7 +766,7 @@ def _post_work(unit: Unit, recursion: Recursion, site: Site, written: frozenset[
     node = site.launch.statement
     while node != site.parent.body and node.parent is not None:
         parent = node.parent
-        if parent.type in _LOOPS:
+        if parent.type in LOOPS:
             later = [parent]
         elif parent.type == "compound_statement":
             later = [s for s in parent.named_children if s.start_byte >= node.end_byte]
